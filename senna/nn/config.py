@@ -1,0 +1,51 @@
+"""Network hyper-parameters, shared by the PyTorch trainer and the NumPy runtime.
+
+Defaults are the paper's Table 5: window 5, 300 hidden units (window approach); 300
+convolution units then 500 hidden units (sentence approach); distance embeddings of 5.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+APPROACHES = ("window", "sentence")
+CRITERIA = ("wll", "sll")
+
+
+@dataclass
+class NetConfig:
+    approach: str = "window"
+    criterion: str = "sll"
+    vocab_sizes: list[int] = field(default_factory=list)   # one per feature, spec order
+    dims: list[int] = field(default_factory=list)          # embedding width per feature
+    n_tags: int = 0
+    window: int = 5
+    hidden: int = 300          # window: hidden units; sentence: units after max over time
+    conv: int = 300            # sentence approach: convolution units
+    dist_dim: int = 5          # sentence approach: distance-to-word / -predicate embeddings
+    max_dist: int = 30         # distances are clipped to [-max_dist, max_dist]
+
+    def __post_init__(self) -> None:
+        if self.approach not in APPROACHES:
+            raise ValueError(f"approach must be one of {APPROACHES}, got {self.approach!r}")
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
+        if self.window < 1 or self.window % 2 == 0:
+            raise ValueError(f"window must be odd and positive, got {self.window}")
+        if len(self.vocab_sizes) != len(self.dims):
+            raise ValueError("one embedding width per feature vocabulary is needed")
+
+    @property
+    def input_dim(self) -> int:
+        return sum(self.dims)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> NetConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown network settings {sorted(unknown)}")
+        return cls(**d)

@@ -1,0 +1,132 @@
+"""The two networks of the paper, in PyTorch (training only; the runtime mirrors them in NumPy).
+
+Window approach (Fig. 1): lookup tables -> concat over a window -> linear -> HardTanh -> linear.
+Sentence approach (Fig. 2): lookup tables + distances to the word to tag and to the predicate
+-> convolution -> max over time -> linear -> HardTanh -> linear.
+
+Parameter names are the contract with `senna.runtime.kernels` and the saved `weights.npz`:
+emb.{j}.weight, l1.*, l2.*, conv.*, dist_word.weight, dist_pred.weight, transitions, start.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from senna.nn.config import NetConfig
+
+
+class Embeddings(nn.Module):
+    """One lookup table per feature; vectors concatenated (section 3.1.1)."""
+
+    def __init__(self, cfg: NetConfig):
+        super().__init__()
+        self.tables = nn.ModuleList(nn.Embedding(v, d, sparse=True)
+                                    for v, d in zip(cfg.vocab_sizes, cfg.dims, strict=True))
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids [B, T, F] -> [B, T, sum(dims)]."""
+        return torch.cat([t(ids[..., j]) for j, t in enumerate(self.tables)], dim=-1)
+
+
+def padded_ids(ids: torch.Tensor, half: int) -> torch.Tensor:
+    """[B, T, F] -> [B, T + 2*half, F] with PADDING (id 0) on both sides."""
+    return F.pad(ids, (0, 0, half, half), value=0)
+
+
+class Tagger(nn.Module):
+    """Shared parts: embeddings, output layers, transition scores (used by SLL only)."""
+
+    def __init__(self, cfg: NetConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.emb = Embeddings(cfg)
+        self.transitions = nn.Parameter(torch.zeros(cfg.n_tags, cfg.n_tags))
+        self.start = nn.Parameter(torch.zeros(cfg.n_tags))
+
+    def fan_in_init(self) -> None:
+        """Remark 7: weights drawn with variance 1/fan-in; embeddings with variance 1."""
+        for name, p in self.named_parameters():
+            if name.startswith("emb."):
+                nn.init.normal_(p, 0.0, 1.0)
+            elif name.endswith("weight"):
+                bound = math.sqrt(3.0 / fan_in(name, p))
+                nn.init.uniform_(p, -bound, bound)
+            elif name.endswith("bias"):
+                nn.init.zeros_(p)
+
+
+def fan_in(name: str, p: torch.Tensor) -> int:
+    """Inputs feeding one unit: 1 for lookup tables and transition scores."""
+    if name.startswith(("emb.", "dist_")) or p.dim() < 2 or name in ("transitions", "start"):
+        return 1
+    return int(p[0].numel())
+
+
+class WindowNet(Tagger):
+    def __init__(self, cfg: NetConfig):
+        super().__init__(cfg)
+        self.l1 = nn.Linear(cfg.window * cfg.input_dim, cfg.hidden)
+        self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
+        self.fan_in_init()
+
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor,
+                predicates: torch.Tensor | None = None) -> torch.Tensor:
+        """ids [B, T, F] -> emissions [B, T, K]."""
+        half = self.cfg.window // 2
+        x = self.emb(padded_ids(ids, half))                 # [B, T+2h, D]
+        b, tp, d = x.shape
+        x = x.unfold(1, self.cfg.window, 1)                 # [B, T, D, win]
+        x = x.transpose(2, 3).reshape(b, tp - 2 * half, self.cfg.window * d)
+        return self.l2(F.hardtanh(self.l1(x)))
+
+
+class SentenceNet(Tagger):
+    def __init__(self, cfg: NetConfig):
+        super().__init__(cfg)
+        n_dist = 2 * cfg.max_dist + 1
+        self.dist_word = nn.Embedding(n_dist, cfg.dist_dim)
+        self.dist_pred = nn.Embedding(n_dist, cfg.dist_dim)
+        self.conv = nn.Conv1d(cfg.input_dim + 2 * cfg.dist_dim, cfg.conv, cfg.window)
+        self.l1 = nn.Linear(cfg.conv, cfg.hidden)
+        self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
+        self.fan_in_init()
+
+    def distance_scores(self, table: nn.Embedding, weight: torch.Tensor, t_max: int) -> torch.Tensor:
+        """Convolution of the distance features alone: [2*T-1, C] for distances -(T-1)..T-1.
+
+        The convolution is linear in its input, so the part due to a distance feature depends
+        only on the distance d = t - i; computing it once per d avoids a [T, T, window*D] input.
+        """
+        half = self.cfg.window // 2
+        d = torch.arange(-(t_max - 1) - half, t_max + half, device=weight.device)
+        e = table(d.clamp(-self.cfg.max_dist, self.cfg.max_dist) + self.cfg.max_dist)
+        return F.conv1d(e.t().unsqueeze(0), weight)[0].t()           # [2T-1, C]
+
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor,
+                predicates: torch.Tensor | None = None) -> torch.Tensor:
+        """ids [B, T, F], lengths [B], predicates [B] -> emissions [B, T, K]."""
+        if predicates is None:
+            raise ValueError("the sentence approach needs predicate positions")
+        cfg, half = self.cfg, self.cfg.window // 2
+        b, t = ids.shape[:2]
+        w_x, w_w, w_p = self.conv.weight.split([cfg.input_dim, cfg.dist_dim, cfg.dist_dim], 1)
+        x = self.emb(padded_ids(ids, half)).transpose(1, 2)          # [B, D, T+2h]
+        a = F.conv1d(x, w_x, self.conv.bias).transpose(1, 2)         # [B, T, C]
+        g_w = self.distance_scores(self.dist_word, w_w, t)           # [2T-1, C]
+        g_p = self.distance_scores(self.dist_pred, w_p, t)
+        pos = torch.arange(t, device=ids.device)
+        rel_word = pos[None, :] - pos[:, None] + t - 1                # [i, t] -> index of t-i
+        rel_pred = pos[None, :] - predicates[:, None] + t - 1         # [B, t]
+        z = a[:, None] + g_w[rel_word][None] + g_p[rel_pred][:, None]  # [B, i, t, C]
+        valid = pos[None, :] < lengths[:, None]                       # [B, t]
+        z = z.masked_fill(~valid[:, None, :, None], float("-inf"))
+        h = z.max(dim=2).values                                       # [B, T, C]
+        return self.l2(F.hardtanh(self.l1(h)))
+
+
+def build_network(cfg: NetConfig) -> Tagger:
+    return WindowNet(cfg) if cfg.approach == "window" else SentenceNet(cfg)

@@ -1,0 +1,90 @@
+"""Sentences -> training examples (ids [T, F], tag ids [T], predicate) -> padded batches.
+
+A sequence task gives one example per sentence; SRL gives one per predicate, since each
+predicate has its own tag column (CoNLL-2005 setting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from senna.features import Featurizer
+from senna.tags import brackets_to_tags, convert
+from senna.tasks import TaskSpec
+from senna.vocab import TagSet
+
+
+@dataclass
+class Example:
+    ids: np.ndarray        # [T, F] feature ids
+    tags: list[str]        # gold tags in the scheme the network predicts
+    predicate: int = -1    # SRL: token index of the predicate
+
+
+def sentence_columns(sentence) -> dict[str, list[str]]:
+    """Input columns a feature may read (`pos`, `chunk`, `pt0`, ...)."""
+    if hasattr(sentence, "columns"):
+        return sentence.columns
+    columns = {"pos": sentence.pos}
+    columns.update(getattr(sentence, "extra", {}))
+    return columns
+
+
+def gold_targets(task: TaskSpec, sentence) -> list[tuple[list[str], int]]:
+    """(tags in the predicted scheme, predicate) for each example the sentence yields."""
+    if task.metric == "srl":
+        return [(brackets_to_tags(col, "iobes"), p)
+                for p, col in zip(sentence.predicates, sentence.args, strict=True)]
+    tags = sentence.columns[task.target]
+    return [(convert(tags, "iobes") if task.scheme == "iobes" else list(tags), -1)]
+
+
+def make_examples(task: TaskSpec, sentences: Sequence, featurizer: Featurizer) -> list[Example]:
+    out = []
+    needs_pred = any(s.kind == "pred_distance" for s in featurizer.specs)
+    for s in sentences:
+        columns = sentence_columns(s)
+        base = None if needs_pred else featurizer.encode(s.words, columns)
+        for tags, p in gold_targets(task, s):
+            ids = base if base is not None else featurizer.encode(s.words, columns, p)
+            out.append(Example(ids, tags, p))
+    return out
+
+
+@dataclass
+class Batch:
+    ids: np.ndarray          # [B, T, F], PADDING (0) beyond each length
+    tags: np.ndarray         # [B, T]
+    lengths: np.ndarray      # [B]
+    predicates: np.ndarray   # [B] (-1 where none)
+    index: np.ndarray        # [B] positions of these examples in the example list
+
+
+def collate(examples: Sequence[Example], index: np.ndarray, tagset: TagSet | None) -> Batch:
+    lengths = np.array([len(e.ids) for e in examples])
+    b, t, f = len(examples), max(int(lengths.max()), 1), examples[0].ids.shape[1]
+    ids = np.zeros((b, t, f), dtype=np.int64)
+    tags = np.zeros((b, t), dtype=np.int64)
+    for j, e in enumerate(examples):
+        ids[j, : lengths[j]] = e.ids
+        if tagset is not None:
+            tags[j, : lengths[j]] = tagset.encode(e.tags)
+    preds = np.array([e.predicate for e in examples])
+    return Batch(ids, tags, lengths, preds, index)
+
+
+def batches(examples: Sequence[Example], batch_size: int, tagset: TagSet | None,
+            rng: np.random.Generator | None = None) -> Iterator[Batch]:
+    """Length-bucketed batches (cheap padding); shuffled order of batches when `rng` is given."""
+    order = np.argsort([len(e.ids) for e in examples], kind="stable")
+    if rng is not None:  # shuffle within buckets by sorting on (length, random key)
+        keys = rng.random(len(examples))
+        order = np.lexsort((keys, [len(e.ids) for e in examples]))
+    chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    if rng is not None:
+        rng.shuffle(chunks)
+    for chunk in chunks:
+        yield collate([examples[i] for i in chunk], chunk, tagset)

@@ -1,0 +1,179 @@
+"""`senna train`: data -> features -> network -> SGD epochs -> best model on dev.
+
+Plain SGD with the fan-in-scaled learning rates of the paper (Remark 7), losses summed over
+a mini-batch of sentences.  After each epoch the dev score is computed, the best model kept,
+the last state checkpointed (resume continues from it), and the dev curve plotted.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from senna.decode.crf import sll_nll, wll_nll
+from senna.features import Featurizer, Gazetteer
+from senna.io.checkpoint import SavedModel, load_model, save_model
+from senna.nn.config import NetConfig
+from senna.nn.networks import Tagger, build_network, fan_in
+from senna.tasks import TaskSpec, get_task
+from senna.train.data import batches, make_examples
+from senna.train.scoring import evaluate_model
+from senna.train.setup import initial_embeddings, load_splits, word_vocab
+from senna.vocab import TagSet
+
+
+@dataclass
+class TrainConfig:
+    task: str
+    train: str
+    dev: str | None = None           # None: the last `dev_fraction` of the training sentences
+    out: str = "runs/model"
+    approach: str | None = None      # default: the task's
+    criterion: str = "sll"
+    features: str = "basic"
+    embeddings: str | None = None    # word2vec/GloVe text file to initialise the word table
+    gazetteer: str | None = None
+    extra_columns: str | None = None  # e.g. a .pt0 file aligned with SRL sentences
+    epochs: int = 30
+    lr: float = 0.01
+    batch_size: int = 16
+    seed: int = 1
+    window: int = 5
+    hidden: int = 300
+    conv: int = 300
+    word_dim: int = 50
+    max_words: int = 100_000
+    dev_fraction: float = 0.1
+    patience: int = 6                # stop after this many epochs without a better dev score
+    max_minutes: float = 0.0         # 0: no time limit
+    threads: int = 0                 # torch threads (0: torch's default)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TrainConfig:
+        known = {f.name for f in fields(cls)}
+        if set(d) - known:
+            raise ValueError(f"unknown training settings {sorted(set(d) - known)}")
+        return cls(**d)
+
+
+def build(cfg: TrainConfig, task: TaskSpec, train_sents: list) -> tuple[Tagger, SavedModel]:
+    """Vocabularies, tag set and a freshly initialised network."""
+    specs = [s if s.kind != "word" else type(s)(s.name, s.kind, cfg.word_dim, s.arg)
+             for s in task.features(cfg.features)]
+    gaz = Gazetteer.load(cfg.gazetteer) if cfg.gazetteer else None
+    featurizer = Featurizer.fit(specs, train_sents, gaz, word_vocab(cfg, train_sents))
+    examples = make_examples(task, train_sents, featurizer)
+    tagset = TagSet(sorted({t for e in examples for t in e.tags}))
+    net_cfg = NetConfig(approach=cfg.approach or task.approach, criterion=cfg.criterion,
+                        vocab_sizes=featurizer.sizes(), dims=[s.dim for s in specs],
+                        n_tags=len(tagset), window=cfg.window, hidden=cfg.hidden,
+                        conv=cfg.conv if (cfg.approach or task.approach) == "sentence" else 0)
+    torch.manual_seed(cfg.seed)
+    net = build_network(net_cfg)
+    if cfg.embeddings:
+        initial_embeddings(net, featurizer, cfg.embeddings)
+    info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
+            "training": {"config": asdict(cfg)}}
+    return net, SavedModel(task.name, net_cfg, featurizer, tagset, {}, info)
+
+
+def optimizer(net: Tagger, lr: float) -> torch.optim.Optimizer:
+    """One parameter group per tensor, learning rate lr / fan-in (Remark 7)."""
+    groups = [{"params": [p], "lr": lr / fan_in(n, p)} for n, p in net.named_parameters()]
+    return torch.optim.SGD(groups, lr=lr)
+
+
+def step_loss(net: Tagger, batch) -> torch.Tensor:
+    ids, tags = torch.from_numpy(batch.ids), torch.from_numpy(batch.tags)
+    lengths = torch.from_numpy(batch.lengths)
+    mask = torch.arange(ids.shape[1])[None, :] < lengths[:, None]
+    emissions = net(ids, lengths, torch.from_numpy(batch.predicates))
+    if net.cfg.criterion == "sll":
+        return sll_nll(emissions, tags, mask, net.transitions, net.start).sum()
+    return wll_nll(emissions, tags, mask).sum()
+
+
+def weights_of(net: Tagger) -> dict[str, np.ndarray]:
+    keep = net.cfg.criterion == "sll"
+    return {k: v.detach().numpy().copy() for k, v in net.state_dict().items()
+            if keep or k not in ("transitions", "start")}
+
+
+def plot_curve(history: list[dict], path: Path, metric: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.plot([h["epoch"] for h in history], [h["dev"] for h in history], marker="o")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel(f"dev {metric}")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def resume_state(out: Path, net: Tagger) -> dict:
+    """Load the last checkpoint into `net` if there is one; -> training state."""
+    state_file = out / "checkpoint" / "state.json"
+    if not state_file.exists():
+        return {"epoch": 0, "history": [], "best": -1.0, "seconds": 0.0}
+    saved = load_model(out / "checkpoint")
+    net.load_state_dict({k: torch.from_numpy(v) for k, v in saved.weights.items()}, strict=False)
+    return json.loads(state_file.read_text())
+
+
+def train(cfg: TrainConfig) -> dict:
+    """Train, keep the best dev model in cfg.out; -> the final training state."""
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    task = get_task(cfg.task)
+    train_sents, dev_sents = load_splits(cfg, task)
+    net, saved = build(cfg, task, train_sents)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    examples = make_examples(task, train_sents, saved.featurizer)
+    dev_examples = make_examples(task, dev_sents, saved.featurizer)
+    opt = optimizer(net, cfg.lr)
+    state = resume_state(out, net)
+    for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
+        t0 = time.perf_counter()
+        net.train()
+        rng = np.random.default_rng([cfg.seed, epoch])
+        total = 0.0
+        bar = tqdm(batches(examples, cfg.batch_size, saved.tags, rng), desc=f"epoch {epoch}",
+                   total=-(-len(examples) // cfg.batch_size), leave=False, mininterval=2)
+        for batch in bar:
+            opt.zero_grad(set_to_none=True)
+            loss = step_loss(net, batch)
+            loss.backward()
+            opt.step()
+            total += loss.item()
+        saved.weights = weights_of(net)
+        score = evaluate_model(saved, net, task, dev_sents, dev_examples)
+        state["seconds"] += time.perf_counter() - t0
+        state["epoch"] = epoch
+        state["history"].append({"epoch": epoch, "loss": total / len(examples),
+                                 "dev": score["score"], "seconds": round(state["seconds"], 1)})
+        tqdm.write(f"epoch {epoch}: loss {total / len(examples):.4f}  dev {score['score']:.2f}"
+                   f"  ({state['seconds'] / 60:.1f} min)")
+        if score["score"] > state["best"]:
+            state["best"], state["best_epoch"] = score["score"], epoch
+            saved.info["dev"] = score
+            saved.info["training"].update(epochs=epoch, seconds=round(state["seconds"], 1))
+            save_model(out, saved)
+        save_model(out / "checkpoint", saved)
+        (out / "checkpoint" / "state.json").write_text(json.dumps(state, indent=1))
+        plot_curve(state["history"], out / "curve.png", task.metric)
+        if epoch - state.get("best_epoch", epoch) >= cfg.patience:
+            break
+        if cfg.max_minutes and state["seconds"] > cfg.max_minutes * 60:
+            break
+    (out / "history.json").write_text(json.dumps(state, indent=1))
+    return state

@@ -1,0 +1,97 @@
+"""Vocab: a two-way str <-> id map with PADDING at id 0 and RARE at id 1.
+
+Every discrete feature of the network (words, caps, suffixes, gazetteer flags, tags used as
+features) is one Vocab plus one lookup table, so id 0 always pads a window or a sentence and
+id 1 always stands for anything unseen.  Saved as plain text, one entry per line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+PADDING = "PADDING"
+RARE = "RARE"
+
+
+class Vocab:
+    """Ordered entries; `PADDING` is id 0 and `RARE` id 1 (both always present)."""
+
+    def __init__(self, entries: Sequence[str]):
+        items = [PADDING, RARE] + [e for e in entries if e not in (PADDING, RARE)]
+        self.items: list[str] = list(dict.fromkeys(items))
+        self.index: dict[str, int] = {s: i for i, s in enumerate(self.items)}
+
+    pad_id = 0
+    unk_id = 1
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __contains__(self, item: str) -> bool:
+        return item in self.index
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Vocab) and self.items == other.items
+
+    def id(self, item: str) -> int:
+        return self.index.get(item, 1)
+
+    def encode(self, items: Iterable[str]) -> np.ndarray:
+        """[T] strings -> [T] int64 ids (unknown -> RARE)."""
+        get = self.index.get
+        return np.fromiter((get(s, 1) for s in items), dtype=np.int64)
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        return [self.items[i] for i in ids]
+
+    @classmethod
+    def from_counts(
+        cls, counts: Counter[str], max_size: int | None = None, min_count: int = 1
+    ) -> Vocab:
+        """Most frequent first, ties broken alphabetically, so builds are reproducible."""
+        ranked = sorted((w for w, c in counts.items() if c >= min_count),
+                        key=lambda w: (-counts[w], w))
+        if max_size is not None:
+            ranked = ranked[: max(0, max_size - 2)]
+        return cls(ranked)
+
+    def save(self, path: str | os.PathLike) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(self.items) + "\n")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Vocab:
+        with open(path, encoding="utf-8") as f:
+            items = f.read().split("\n")
+        if items and items[-1] == "":
+            items.pop()
+        if items[:2] != [PADDING, RARE]:
+            raise ValueError(f"{path}: a vocabulary must start with {PADDING}, {RARE}")
+        return cls(items)
+
+
+class TagSet:
+    """Output labels of a task: a plain list, no padding or unknown entries."""
+
+    def __init__(self, tags: Sequence[str]):
+        self.items = list(tags)
+        self.index = {t: i for i, t in enumerate(self.items)}
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TagSet) and self.items == other.items
+
+    def encode(self, tags: Sequence[str]) -> np.ndarray:
+        try:
+            return np.array([self.index[t] for t in tags], dtype=np.int64)
+        except KeyError as e:
+            raise ValueError(f"unknown tag {e.args[0]!r}; this model knows {len(self)} tags") from None
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        return [self.items[i] for i in ids]
