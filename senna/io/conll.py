@@ -1,0 +1,492 @@
+"""Readers and writers for the CoNLL-style column files SENNA trains and is scored on.
+
+Every reader returns plain Python lists so the rest of the package never touches file syntax.
+Malformed input always raises :class:`DataFormatError` with ``path:line:`` in the message, so a
+bad data file is reported where it is broken instead of failing later inside training.
+
+Formats (first column is always the word; a whitespace-only line ends a sentence):
+
+* CoNLL-2000 ``WORD POS CHUNK``; CoNLL-2003 ``WORD POS CHUNK NER`` with ``-DOCSTART-`` lines;
+  CoNLL-2002 ``WORD NER`` (esp) or ``WORD POS NER`` (ned) -- whitespace separated.
+* EWT ``WORD<TAB>TAG`` (``.pos``), ``WORD<TAB>POS<TAB>PT0`` (``.pt0``), CoNLL-2005 SRL
+  ``WORD POS PARSE PRED ARGS1..ARGSn`` (``.conll``) and CoNLL-U (``.conllu``) -- tab separated.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+PathLike = str | os.PathLike[str]
+DOCSTART = "-DOCSTART-"
+CONLLU_COLUMNS = ("lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
+
+_ARG_CELL = re.compile(r"(?:\([^()*\s]+)*\*\)*")  # '(ARG0*', '*)', '(V*)'
+
+Row = list[str]
+Block = tuple[int, list[int], list[Row]]  # (doc index, line numbers, split rows)
+
+
+class DataFormatError(ValueError):
+    """A data file is malformed; the message reads ``path:line: what (expected …, got …)``."""
+
+    def __init__(self, what: str, path: PathLike | None = None, line: int | None = None) -> None:
+        self.what = what
+        self.path = None if path is None else os.fspath(path)
+        self.line = line
+        if self.path is None:
+            message = what
+        elif line is None:
+            message = f"{self.path}: {what}"
+        else:
+            message = f"{self.path}:{line}: {what}"
+        super().__init__(message)
+
+
+@dataclass
+class Sentence:
+    """One sentence of a column file: words plus named per-word tag columns."""
+
+    words: list[str]
+    columns: dict[str, list[str]]
+    doc: int = 0
+
+
+@dataclass
+class SrlSentence:
+    """One CoNLL-2005 SRL sentence; ``args[k]`` is the bracket column of ``predicates[k]``."""
+
+    words: list[str]
+    pos: list[str]
+    parse: list[str]
+    predicates: list[int]
+    lemmas: list[str]
+    args: list[list[str]]
+
+
+# --------------------------------------------------------------------------- low-level reading
+
+
+def _read_lines(path: PathLike) -> list[str]:
+    """Read a whole file as UTF-8 lines; bytes are decoded at once for speed."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        reason = err.strerror or str(err)
+        raise DataFormatError(
+            f"cannot read file (expected a readable file, got {type(err).__name__}: {reason})",
+            path,
+        ) from None
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise DataFormatError(
+            f"invalid UTF-8 (expected UTF-8 text, got byte {data[err.start]:#04x})", path, line
+        ) from None
+    return text.split("\n")  # not splitlines(): it also breaks on \x1c, \x85, \u2028 ...
+
+
+def _split(line: str, sep: str | None) -> Row:
+    return line.split(sep) if sep else line.split()
+
+
+def _iter_blocks(
+    path: PathLike,
+    lines: Sequence[str],
+    sep: str | None,
+    docstart: bool = False,
+    comments: bool = False,
+) -> Iterator[Block]:
+    """Group lines into sentences, tracking ``-DOCSTART-`` document boundaries."""
+    doc, doc_used = 0, False
+    nums: list[int] = []
+    rows: list[Row] = []
+    for num, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or (comments and line[0] == "#"):
+            if rows and not line:
+                yield doc, nums, rows
+                nums, rows, doc_used = [], [], True
+            continue
+        fields = _split(line, sep)
+        if docstart and fields[0] == DOCSTART:
+            if rows:
+                yield doc, nums, rows
+                nums, rows, doc_used = [], [], True
+            if doc_used:
+                doc, doc_used = doc + 1, False
+            continue
+        if sep and "" in fields:
+            raise DataFormatError(
+                f"empty field (expected non-empty values separated by {sep!r}, got {line!r})",
+                path,
+                num,
+            )
+        nums.append(num)
+        rows.append(fields)
+    if rows:
+        yield doc, nums, rows
+
+
+def _no_sentences(path: PathLike, lines: Sequence[str]) -> DataFormatError:
+    got = "an empty file" if not "".join(lines).strip() else "only blank, comment or DOCSTART lines"
+    return DataFormatError(f"no sentences (expected at least one token line, got {got})", path, 1)
+
+
+def _show(row: Row, sep: str | None) -> str:
+    text = (sep or " ").join(row)
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+# --------------------------------------------------------------------------- column readers
+
+
+def _parse_columns(
+    path: PathLike,
+    lines: Sequence[str],
+    names: Sequence[str],
+    sep: str | None,
+    docstart: bool,
+) -> list[Sentence]:
+    """Turn blocks into sentences, insisting on ``1 + len(names)`` fields per line."""
+    width = 1 + len(names)
+    layout = " ".join(["WORD", *(name.upper() for name in names)])
+    out: list[Sentence] = []
+    for doc, nums, rows in _iter_blocks(path, lines, sep, docstart):
+        for num, row in zip(nums, rows, strict=True):
+            if len(row) != width:
+                raise DataFormatError(
+                    f"wrong number of columns (expected {width}: {layout}, "
+                    f"got {len(row)}: {_show(row, sep)})",
+                    path,
+                    num,
+                )
+        cols = list(zip(*rows, strict=True))
+        columns = {name: list(cols[k + 1]) for k, name in enumerate(names)}
+        out.append(Sentence(list(cols[0]), columns, doc))
+    if not out:
+        raise _no_sentences(path, lines)
+    return out
+
+
+def read_columns(
+    path: PathLike, names: Sequence[str], sep: str | None = None, docstart: bool = False
+) -> list[Sentence]:
+    """Read ``WORD col1 … colN`` lines; ``sep=None`` splits on any whitespace."""
+    return _parse_columns(path, _read_lines(path), tuple(names), sep, docstart)
+
+
+def read_conll2000(path: PathLike) -> list[Sentence]:
+    """CoNLL-2000 chunking: ``WORD POS CHUNK``."""
+    return read_columns(path, ("pos", "chunk"))
+
+
+def read_conll2003(path: PathLike) -> list[Sentence]:
+    """CoNLL-2003 NER: ``WORD POS CHUNK NER``; ``doc`` counts ``-DOCSTART-`` documents."""
+    return read_columns(path, ("pos", "chunk", "ner"), docstart=True)
+
+
+def read_conll2002(path: PathLike) -> list[Sentence]:
+    """CoNLL-2002 NER: Spanish ``WORD NER`` or Dutch ``WORD POS NER`` (told apart by width)."""
+    lines = _read_lines(path)
+    for num, raw in enumerate(lines, 1):
+        fields = raw.split()
+        if not fields or fields[0] == DOCSTART:
+            continue
+        layouts = {2: ("ner",), 3: ("pos", "ner")}
+        if len(fields) not in layouts:
+            raise DataFormatError(
+                "cannot tell the CoNLL-2002 layout (expected 2 columns WORD NER or "
+                f"3 columns WORD POS NER, got {len(fields)}: {_show(fields, None)})",
+                path,
+                num,
+            )
+        return _parse_columns(path, lines, layouts[len(fields)], None, True)
+    raise _no_sentences(path, lines)
+
+
+def read_tagged(path: PathLike, name: str = "pos") -> list[Sentence]:
+    """Tab-separated ``WORD<TAB>TAG`` (EWT ``.pos``); the tag lands in ``columns[name]``."""
+    return read_columns(path, (name,), sep="\t")
+
+
+def read_pt0(path: PathLike) -> list[Sentence]:
+    """Tab-separated ``WORD<TAB>POS<TAB>PT0`` (EWT ``.pt0``)."""
+    return read_columns(path, ("pos", "pt0"), sep="\t")
+
+
+# --------------------------------------------------------------------------- CoNLL-U
+
+
+def _conllu_sentence(path: PathLike, nums: list[int], rows: list[Row]) -> Sentence | None:
+    """Keep word lines only: multiword ranges ``1-2`` and empty nodes ``1.1`` are dropped."""
+    kept: list[Row] = []
+    for num, row in zip(nums, rows, strict=True):
+        if len(row) != 10:
+            raise DataFormatError(
+                "wrong number of columns (expected 10: ID FORM LEMMA UPOS XPOS FEATS HEAD "
+                f"DEPREL DEPS MISC, got {len(row)}: {_show(row, chr(9))})",
+                path,
+                num,
+            )
+        token_id = row[0]
+        if "-" in token_id or "." in token_id:
+            continue
+        if not token_id.isdigit() or int(token_id) != len(kept) + 1:
+            raise DataFormatError(
+                f"bad token ID (expected {len(kept) + 1}, got {token_id!r})", path, num
+            )
+        kept.append(row)
+    if not kept:
+        return None
+    cols = list(zip(*kept, strict=True))
+    columns = {name: list(cols[k + 2]) for k, name in enumerate(CONLLU_COLUMNS)}
+    return Sentence(list(cols[1]), columns)
+
+
+def read_conllu(path: PathLike) -> list[Sentence]:
+    """CoNLL-U: FORM becomes the word; LEMMA … MISC become columns; ``#`` comments skipped."""
+    lines = _read_lines(path)
+    out: list[Sentence] = []
+    for _doc, nums, rows in _iter_blocks(path, lines, "\t", comments=True):
+        sentence = _conllu_sentence(path, nums, rows)
+        if sentence is not None:
+            out.append(sentence)
+    if not out:
+        raise _no_sentences(path, lines)
+    return out
+
+
+# --------------------------------------------------------------------------- SRL
+
+
+def _bracket_problem(column: Sequence[str]) -> tuple[int, str] | None:
+    """Return ``(token index, what)`` for the first bracket error in an argument column."""
+    depth, opened_at = 0, 0
+    for i, cell in [(i, cell) for i, cell in enumerate(column) if cell != "*"]:
+        if _ARG_CELL.fullmatch(cell) is None:
+            return i, f"bad argument cell (expected like '(ARG0*', '*', '*)', '(V*)', got {cell!r})"
+        opens = cell.count("(")
+        if opens and depth == 0:
+            opened_at = i
+        depth += opens - cell.count(")")
+        if depth < 0:
+            return i, f"unbalanced brackets (expected an open span to close, got {cell!r})"
+    if depth:
+        return opened_at, f"unbalanced brackets (expected {depth} more ')' before sentence end)"
+    return None
+
+
+def _srl_shape(path: PathLike, nums: list[int], rows: list[Row]) -> int:
+    """Check every line has the same width (at least 4); return that width."""
+    width = len(rows[0])
+    if width < 4:
+        raise DataFormatError(
+            "wrong number of columns (expected at least 4: WORD POS PARSE PRED [ARGS…], "
+            f"got {width}: {_show(rows[0], chr(9))})",
+            path,
+            nums[0],
+        )
+    for num, row in zip(nums, rows, strict=True):
+        if len(row) != width:
+            raise DataFormatError(
+                f"wrong number of columns (expected {width} as on line {nums[0]}, "
+                f"got {len(row)}: {_show(row, chr(9))})",
+                path,
+                num,
+            )
+    return width
+
+
+def _srl_sentence(path: PathLike, nums: list[int], rows: list[Row]) -> SrlSentence:
+    """Validate one SRL block: width, predicate count vs. argument columns, brackets."""
+    n_args = _srl_shape(path, nums, rows) - 4
+    cols = list(zip(*rows, strict=True))
+    lemmas = list(cols[3])
+    predicates = [i for i, lemma in enumerate(lemmas) if lemma != "-"]
+    if len(predicates) != n_args:
+        where = nums[predicates[n_args]] if len(predicates) > n_args else nums[0]
+        raise DataFormatError(
+            "predicate count disagrees with argument columns (expected one argument column "
+            f"per non-'-' PRED entry: {len(predicates)} predicates in lines {nums[0]}-{nums[-1]}, "
+            f"got {n_args} argument columns)",
+            path,
+            where,
+        )
+    args = [list(col) for col in cols[4:]]
+    for k, column in enumerate(args):
+        problem = _bracket_problem(column)
+        if problem is not None:
+            index, what = problem
+            raise DataFormatError(f"argument column {k + 1}: {what}", path, nums[index])
+    return SrlSentence(list(cols[0]), list(cols[1]), list(cols[2]), predicates, lemmas, args)
+
+
+def read_srl(path: PathLike) -> list[SrlSentence]:
+    """CoNLL-2005 SRL ``WORD POS PARSE PRED ARGS1..ARGSn``, tab separated."""
+    lines = _read_lines(path)
+    out = [_srl_sentence(path, nums, rows) for _doc, nums, rows in _iter_blocks(path, lines, "\t")]
+    if not out:
+        raise _no_sentences(path, lines)
+    return out
+
+
+# --------------------------------------------------------------------------- dispatch
+
+_READERS: dict[str, Callable[[PathLike], list]] = {
+    "conll2000": read_conll2000,
+    "conll2003": read_conll2003,
+    "conll2002": read_conll2002,
+    "tagged": read_tagged,
+    "pt0": read_pt0,
+    "srl": read_srl,
+    "conllu": read_conllu,
+}
+FORMATS = tuple(_READERS)
+
+
+def guess_format(path: PathLike) -> str:
+    """Guess a format name from the file name (extension first, then benchmark names)."""
+    p = Path(path)
+    name = p.name.lower()
+    by_suffix = {".conllu": "conllu", ".conll": "srl", ".pos": "tagged", ".pt0": "pt0"}
+    if p.suffix.lower() in by_suffix:
+        return by_suffix[p.suffix.lower()]
+    if name.startswith(("eng.", "deu.")):
+        return "conll2003"
+    if name.startswith(("esp.", "ned.")):
+        return "conll2002"
+    for part in reversed(p.parts[:-1]):
+        for fmt in ("conll2000", "conll2002", "conll2003"):
+            if fmt in part.lower():
+                return fmt
+    raise DataFormatError(
+        "cannot guess the format from the file name (expected *.conllu, *.conll, *.pos, *.pt0, "
+        f"eng.*, esp.*, ned.* or a conll200x directory, got {p.name!r})",
+        path,
+    )
+
+
+def read_dataset(path: PathLike, fmt: str | None = None) -> list[Sentence] | list[SrlSentence]:
+    """Read ``path`` in format ``fmt`` (one of :data:`FORMATS`), guessing it when ``None``."""
+    fmt = guess_format(path) if fmt is None else fmt
+    if fmt not in _READERS:
+        raise DataFormatError(f"unknown format (expected one of {', '.join(FORMATS)}, got {fmt!r})")
+    return _READERS[fmt](path)
+
+
+# --------------------------------------------------------------------------- writers
+
+
+@contextmanager
+def _open_out(path_or_file: PathLike | TextIO) -> Iterator[TextIO]:
+    """Yield a text stream; files we open are UTF-8 with ``\\n`` endings and closed after."""
+    if hasattr(path_or_file, "write"):
+        yield path_or_file  # type: ignore[misc]
+        return
+    with open(path_or_file, "w", encoding="utf-8", newline="\n") as out:  # type: ignore[arg-type]
+        yield out
+
+
+def _format_rows(cols: Sequence[Sequence[str]], sep: str, where: str) -> str:
+    """Join columns into lines, refusing values that would not read back identically."""
+    n = len(cols[0])
+    if any(len(col) != n for col in cols):
+        raise ValueError(f"{where}: columns differ in length ({[len(c) for c in cols]})")
+    read_sep = None if sep == " " else sep
+    lines = []
+    for i, fields in enumerate(zip(*cols, strict=True)):
+        line = sep.join(fields)
+        if "\n" in line or _split(line.strip(), read_sep) != list(fields):
+            raise ValueError(
+                f"{where}, token {i}: values would not read back (expected non-empty values "
+                f"without {sep!r}, line breaks or edge whitespace, got {fields!r})"
+            )
+        lines.append(line + "\n")
+    return "".join(lines) + "\n"
+
+
+def write_columns(
+    sentences: Iterable[Sentence],
+    path_or_file: PathLike | TextIO,
+    names: Sequence[str],
+    sep: str = " ",
+    docstart: bool = False,
+) -> None:
+    """Write ``WORD col…`` lines with a blank line after each sentence.
+
+    With ``docstart=True`` a ``-DOCSTART-`` line opens each new ``doc`` (CoNLL-2003 style).
+    """
+    if not sep:
+        raise ValueError("empty separator")
+    with _open_out(path_or_file) as out:
+        previous: int | None = None
+        for k, sentence in enumerate(sentences):
+            if docstart and sentence.doc != previous:
+                filler = ["-X-", *["O"] * (len(names) - 1)][: len(names)]
+                out.write(sep.join([DOCSTART, *filler]) + "\n\n")
+                previous = sentence.doc
+            missing = [name for name in names if name not in sentence.columns]
+            if missing:
+                raise ValueError(
+                    f"sentence {k}: no column {missing[0]!r} in {list(sentence.columns)}"
+                )
+            cols = [sentence.words, *(sentence.columns[name] for name in names)]
+            out.write(_format_rows(cols, sep, f"sentence {k}"))
+
+
+def _check_srl(sentence: SrlSentence, where: str) -> None:
+    """Refuse SRL sentences whose predicates, lemmas and bracket columns disagree."""
+    expected = [i for i, lemma in enumerate(sentence.lemmas) if lemma != "-"]
+    if sentence.predicates != expected:
+        raise ValueError(
+            f"{where}: predicates {sentence.predicates} disagree with the PRED column "
+            f"(expected {expected})"
+        )
+    if len(sentence.args) != len(sentence.predicates):
+        raise ValueError(
+            f"{where}: {len(sentence.args)} argument columns for "
+            f"{len(sentence.predicates)} predicates"
+        )
+    for k, column in enumerate(sentence.args):
+        problem = _bracket_problem(column)
+        if problem is not None:
+            raise ValueError(f"{where}, argument column {k + 1}, token {problem[0]}: {problem[1]}")
+
+
+def write_srl(sentences: Iterable[SrlSentence], path_or_file: PathLike | TextIO) -> None:
+    """Write tab-separated CoNLL-2005 SRL columns that :func:`read_srl` reads back."""
+    with _open_out(path_or_file) as out:
+        for k, s in enumerate(sentences):
+            where = f"sentence {k}"
+            _check_srl(s, where)
+            cols = [s.words, s.pos, s.parse, s.lemmas, *s.args]
+            out.write(_format_rows(cols, "\t", where))
+
+
+# --------------------------------------------------------------------------- splitting
+
+
+def split_train_dev(sentences: Iterable, dev_fraction: float = 0.1) -> tuple[list, list]:
+    """Deterministic split: the last ``dev_fraction`` of sentences (rounded down) become dev.
+
+    At least one dev sentence is kept when ``dev_fraction > 0`` and there are two or more.
+    """
+    if not 0.0 <= dev_fraction < 1.0:
+        raise ValueError(f"dev_fraction must be in [0, 1), got {dev_fraction}")
+    items = list(sentences)
+    n_dev = math.floor(round(len(items) * dev_fraction, 9))
+    if dev_fraction > 0 and n_dev == 0 and len(items) >= 2:
+        n_dev = 1
+    cut = len(items) - n_dev
+    return items[:cut], items[cut:]

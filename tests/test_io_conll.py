@@ -1,0 +1,385 @@
+"""Tests for senna.io.conll: readers on small fixtures, round trips, errors, real-file counts."""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from senna.io.conll import (
+    DataFormatError,
+    Sentence,
+    SrlSentence,
+    guess_format,
+    read_columns,
+    read_conll2000,
+    read_conll2002,
+    read_conll2003,
+    read_conllu,
+    read_dataset,
+    read_pt0,
+    read_srl,
+    read_tagged,
+    split_train_dev,
+    write_columns,
+    write_srl,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+FIX = Path(__file__).resolve().parent / "fixtures"
+DATA = Path(os.environ.get("SENNA_DATA", ROOT.parent / "shared" / "data"))
+
+
+def _write(tmp_path: Path, text: str | bytes, name: str = "data.txt") -> Path:
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+def _error(func, *args) -> DataFormatError:
+    with pytest.raises(DataFormatError) as info:
+        func(*args)
+    return info.value
+
+
+# --------------------------------------------------------------------------- readers
+
+
+def test_read_conll2000() -> None:
+    sents = read_conll2000(FIX / "conll2000_sample.txt")
+    assert [len(s.words) for s in sents] == [4, 6, 7]
+    assert sents[0].words == ["Friday", "'s", "Market", "Activity"]
+    assert sents[0].columns == {
+        "pos": ["NNP", "POS", "NNP", "NN"],
+        "chunk": ["B-NP", "B-NP", "I-NP", "I-NP"],
+    }
+    assert sents[2].columns["chunk"][4] == "B-PRT"
+    assert {s.doc for s in sents} == {0}
+
+
+def test_read_conll2003_documents() -> None:
+    sents = read_conll2003(FIX / "conll2003_sample.txt")
+    assert [s.words[0] for s in sents] == ["EU", "Peter", "Rare"]
+    assert [s.doc for s in sents] == [0, 0, 1]
+    assert list(sents[0].columns) == ["pos", "chunk", "ner"]
+    assert sents[0].columns["ner"][:3] == ["I-ORG", "O", "I-MISC"]
+    assert sents[2].words[-2:] == ["17,000", "."]
+    assert all("-DOCSTART-" not in s.words for s in sents)
+
+
+def test_read_conll2002_dutch_docstart_without_blank_line() -> None:
+    sents = read_conll2002(FIX / "conll2002_ned_sample.txt")
+    assert sents[0].words == ["Antwerpen", "/", "Brussel"]
+    assert sents[1].words == ["Willy", "Van", "Damme"]
+    assert [s.doc for s in sents] == [0, 1, 1]
+    assert sents[1].columns == {"pos": ["N", "Prep", "N"], "ner": ["B-PER", "I-PER", "I-PER"]}
+
+
+def test_read_conll2002_spanish_file_has_pos() -> None:
+    sents = read_conll2002(FIX / "conll2002_esp_sample.txt")
+    assert list(sents[1].columns) == ["pos", "ner"]
+    assert sents[1].columns["ner"][1:3] == ["B-PER", "I-PER"]
+
+
+def test_read_conll2002_two_columns(tmp_path: Path) -> None:
+    path = _write(tmp_path, "Madrid B-LOC\nes O\n\nJuan B-PER\n")
+    sents = read_conll2002(path)
+    assert [s.columns for s in sents] == [{"ner": ["B-LOC", "O"]}, {"ner": ["B-PER"]}]
+
+
+def test_read_columns_generic(tmp_path: Path) -> None:
+    text = "-DOCSTART-\tx\ty\n\nw1\ta\tb\n\n-DOCSTART-\tx\ty\nw2\tc\td\n"
+    sents = read_columns(_write(tmp_path, text), ["left", "right"], sep="\t", docstart=True)
+    assert [(s.words, s.columns, s.doc) for s in sents] == [
+        (["w1"], {"left": ["a"], "right": ["b"]}, 0),
+        (["w2"], {"left": ["c"], "right": ["d"]}, 1),
+    ]
+
+
+def test_read_tagged_and_pt0() -> None:
+    pos = read_tagged(FIX / "ewt_sample.pos")
+    assert [s.words for s in pos][:2] == [["UPDATE", ":"], ["So", "what", "happened", "?"]]
+    assert pos[1].columns == {"pos": ["RB", "WP", "VBD", "."]}
+    assert read_tagged(FIX / "ewt_sample.pos", name="xpos")[0].columns == {"xpos": ["NN", ":"]}
+    pt0 = read_pt0(FIX / "ewt_sample.pt0")
+    assert [s.words for s in pt0] == [s.words for s in pos]
+    assert pt0[2].columns["pt0"][:4] == ["S-NP", "O", "B-NP", "E-NP"]
+
+
+def test_read_srl() -> None:
+    sents = read_srl(FIX / "ewt_sample.verbs-args.conll")
+    assert [s.predicates for s in sents] == [[], [2], [1, 5]]
+    assert sents[0].args == [] and sents[0].lemmas == ["-", "-"]
+    third = sents[2]
+    assert third.words[:3] == ["There", "is", "a"]
+    assert [third.lemmas[i] for i in third.predicates] == ["be", "learn"]
+    assert third.pos[5] == "VB" and third.parse[0] == "(TOP(S(NP*)"
+    assert third.args[0][1] == "(V*)" and third.args[1][5] == "(V*)"
+    assert all(len(col) == len(third.words) for col in third.args)
+
+
+def test_read_conllu_skips_multiword_and_empty_nodes() -> None:
+    sents = read_conllu(FIX / "ud_sample.conllu")
+    assert sents[0].words == ["I", "did", "n't", "go", "."]
+    assert sents[0].columns["xpos"] == ["PRP", "VBD", "RB", "VB", "."]
+    assert sents[0].columns["lemma"][2] == "not"
+    assert list(sents[0].columns) == [
+        "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc",
+    ]  # fmt: skip
+    assert sents[1].words == ["Sam", "ate", "apples", "and", "Kim", "pears", "."]
+    assert sents[1].columns["head"][5] == "5"
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("conll2000_sample.txt", "conll2000"),
+        ("conll2003_sample.txt", "conll2003"),
+        ("conll2002_ned_sample.txt", "conll2002"),
+        ("ewt_sample.pos", "tagged"),
+        ("ewt_sample.pt0", "pt0"),
+        ("ewt_sample.verbs-args.conll", "srl"),
+        ("ud_sample.conllu", "conllu"),
+    ],
+)
+def test_read_dataset_dispatch(name: str, fmt: str) -> None:
+    sents = read_dataset(FIX / name, fmt)
+    assert sents and len(sents) == len(read_dataset(str(FIX / name), fmt))
+    assert isinstance(sents[0], SrlSentence if fmt == "srl" else Sentence)
+
+
+@pytest.mark.parametrize(
+    ("path", "fmt"),
+    [
+        ("data/conll2000/train.txt", "conll2000"),
+        ("data/conll2003/eng.testa", "conll2003"),
+        ("x/eng.train", "conll2003"),
+        ("x/esp.testa", "conll2002"),
+        ("x/ned.train", "conll2002"),
+        ("ewt/ewt.dev.pos", "tagged"),
+        ("ewt/ewt.dev.pt0", "pt0"),
+        ("ewt/ewt.train.props.conll", "srl"),
+        ("ewt/en_ewt-ud-dev.conllu", "conllu"),
+    ],
+)
+def test_guess_format(path: str, fmt: str) -> None:
+    assert guess_format(path) == fmt
+
+
+def test_guess_format_and_read_dataset_refuse_unknown(tmp_path: Path) -> None:
+    assert "cannot guess" in str(_error(guess_format, tmp_path / "notes.md"))
+    assert "unknown format" in str(_error(read_dataset, FIX / "ewt_sample.pos", "csv"))
+    assert len(read_dataset(FIX / "ewt_sample.pos")) == 3
+
+
+# --------------------------------------------------------------------------- tolerance
+
+
+def test_crlf_blank_runs_whitespace_lines_bom_and_no_trailing_newline(tmp_path: Path) -> None:
+    text = "\ufeffa DT B-NP\r\nb NN I-NP\r\n\r\n  \t \r\n\r\n\nc VB B-VP"
+    sents = read_conll2000(_write(tmp_path, text))
+    assert [s.words for s in sents] == [["a", "b"], ["c"]]
+    assert sents[0].columns["chunk"] == ["B-NP", "I-NP"]
+
+
+def test_tab_files_keep_words_with_spaces(tmp_path: Path) -> None:
+    sents = read_tagged(_write(tmp_path, "New York\tNNP\n:\t:\n"))
+    assert sents[0].words == ["New York", ":"]
+
+
+# --------------------------------------------------------------------------- round trips
+
+
+def _roundtrip_columns(tmp_path: Path, sents, reader, names, sep=" ", docstart=False):
+    path = tmp_path / "out.txt"
+    write_columns(sents, path, names, sep=sep, docstart=docstart)
+    return reader(path)
+
+
+def test_roundtrip_column_formats(tmp_path: Path) -> None:
+    cases = [
+        (read_conll2000, "conll2000_sample.txt", ("pos", "chunk"), " ", False),
+        (read_conll2003, "conll2003_sample.txt", ("pos", "chunk", "ner"), " ", True),
+        (read_conll2002, "conll2002_ned_sample.txt", ("pos", "ner"), " ", True),
+        (read_tagged, "ewt_sample.pos", ("pos",), "\t", False),
+        (read_pt0, "ewt_sample.pt0", ("pos", "pt0"), "\t", False),
+    ]
+    for reader, name, names, sep, docstart in cases:
+        sents = reader(FIX / name)
+        assert _roundtrip_columns(tmp_path, sents, reader, names, sep, docstart) == sents, name
+
+
+def test_roundtrip_srl_to_path_and_stream(tmp_path: Path) -> None:
+    sents = read_srl(FIX / "ewt_sample.verbs-args.conll")
+    write_srl(sents, tmp_path / "out.conll")
+    assert read_srl(tmp_path / "out.conll") == sents
+    buffer = io.StringIO()
+    write_srl(sents, buffer)
+    assert buffer.getvalue() == (tmp_path / "out.conll").read_text(encoding="utf-8")
+
+
+def test_write_columns_to_stream_matches_fixture_layout() -> None:
+    buffer = io.StringIO()
+    write_columns(read_conll2000(FIX / "conll2000_sample.txt"), buffer, ("pos", "chunk"))
+    text = (FIX / "conll2000_sample.txt").read_text(encoding="utf-8")
+    assert buffer.getvalue().rstrip("\n") == text.rstrip("\n")
+
+
+def test_writers_refuse_values_that_would_not_read_back(tmp_path: Path) -> None:
+    bad = Sentence(["New York"], {"pos": ["NNP"]})
+    with pytest.raises(ValueError, match="would not read back"):
+        write_columns([bad], tmp_path / "x.txt", ("pos",))
+    write_columns([bad], tmp_path / "x.pos", ("pos",), sep="\t")  # fine with tabs
+    assert read_tagged(tmp_path / "x.pos") == [bad]
+    with pytest.raises(ValueError, match="no column"):
+        write_columns([bad], tmp_path / "y.txt", ("chunk",))
+    srl = read_srl(FIX / "ewt_sample.verbs-args.conll")[1]
+    srl.args[0][0] = "(ARG0*"
+    with pytest.raises(ValueError, match="unbalanced"):
+        write_srl([srl], tmp_path / "z.conll")
+    srl.predicates = [1]
+    with pytest.raises(ValueError, match="disagree"):
+        write_srl([srl], tmp_path / "z.conll")
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_wrong_column_count_names_file_and_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, "a DT B-NP\nb NN I-NP\n\nc VB\n")
+    err = _error(read_conll2000, path)
+    assert str(err).startswith(f"{path}:4: wrong number of columns")
+    assert "expected 3" in str(err) and "got 2" in str(err)
+    assert (err.path, err.line) == (str(path), 4)
+
+
+def test_wrong_column_count_in_tab_files_and_conllu(tmp_path: Path) -> None:
+    assert _error(read_pt0, _write(tmp_path, "a\tDT\tB-NP\nb\tNN\n")).line == 2
+    assert _error(read_tagged, _write(tmp_path, "a\t\tDT\n")).line == 1  # empty field
+    lines = (FIX / "ud_sample.conllu").read_text(encoding="utf-8").split("\n")
+    lines[6] = lines[6].rsplit("\t", 1)[0]
+    err = _error(read_conllu, _write(tmp_path, "\n".join(lines), "bad.conllu"))
+    assert err.line == 7 and "expected 10" in str(err)
+
+
+def test_conll2002_unknown_layout(tmp_path: Path) -> None:
+    err = _error(read_conll2002, _write(tmp_path, "\n-DOCSTART- -DOCSTART- O\nA B C D\n"))
+    assert err.line == 3 and "CoNLL-2002 layout" in str(err)
+
+
+def test_bad_utf8_reports_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, b"a DT B-NP\n\nb\xff\xfe NN I-NP\n")
+    err = _error(read_conll2000, path)
+    assert err.line == 3 and "UTF-8" in str(err) and str(path) in str(err)
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"])
+def test_empty_file(tmp_path: Path, text: str) -> None:
+    path = _write(tmp_path, text)
+    readers = (read_conll2000, read_conll2003, read_conll2002, read_tagged, read_pt0, read_srl)
+    for reader in (*readers, read_conllu):
+        err = _error(reader, path)
+        assert "no sentences" in str(err) and str(path) in str(err)
+
+
+def test_only_docstart_or_comments_is_empty(tmp_path: Path) -> None:
+    assert "no sentences" in str(_error(read_conll2003, _write(tmp_path, "-DOCSTART- -X- O O\n")))
+    assert "no sentences" in str(_error(read_conllu, _write(tmp_path, "# sent_id = 1\n\n")))
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    err = _error(read_conll2000, tmp_path / "nope.txt")
+    assert str(tmp_path / "nope.txt") in str(err) and "FileNotFoundError" in str(err)
+    assert isinstance(err, ValueError)
+    assert "cannot read" in str(_error(read_srl, tmp_path))  # a directory
+
+
+def test_srl_unbalanced_brackets(tmp_path: Path) -> None:
+    never_closed = "a\tDT\t(S*\t-\t(ARG0*\nb\tVB\t*)\tgo\t(V*)\n"
+    err = _error(read_srl, _write(tmp_path, never_closed))
+    assert err.line == 1 and "unbalanced" in str(err) and "argument column 1" in str(err)
+    closes_nothing = "x\tNN\t(S*)\t-\n\na\tDT\t(S*\t-\t*)\nb\tVB\t*)\tgo\t(V*)\n"
+    assert _error(read_srl, _write(tmp_path, closes_nothing)).line == 3
+    not_a_bracket = "a\tDT\t(S*\t-\tB-ARG0\nb\tVB\t*)\tgo\t(V*)\n"
+    assert "bad argument cell" in str(_error(read_srl, _write(tmp_path, not_a_bracket)))
+
+
+def test_srl_predicate_column_mismatch(tmp_path: Path) -> None:
+    too_many_preds = "a\tVB\t(S*\tgo\t(V*)\nb\tVB\t*)\tsee\t*\n"
+    err = _error(read_srl, _write(tmp_path, too_many_preds))
+    assert err.line == 2 and "2 predicates" in str(err) and "got 1 argument" in str(err)
+    too_many_columns = "a\tDT\t(S*\t-\t*\t*\nb\tVB\t*)\tgo\t(V*)\t*\n"
+    assert _error(read_srl, _write(tmp_path, too_many_columns)).line == 1
+    ragged = "a\tDT\t(S*\t-\t*\nb\tVB\t*)\tgo\t(V*)\t*\n"
+    assert "wrong number of columns" in str(_error(read_srl, _write(tmp_path, ragged)))
+    assert _error(read_srl, _write(tmp_path, "a\tDT\t*\n")).line == 1
+
+
+def test_conllu_bad_token_id(tmp_path: Path) -> None:
+    row = "\t".join(["2", "x", "x", "X", "X", "_", "0", "root", "_", "_"])
+    assert "bad token ID" in str(_error(read_conllu, _write(tmp_path, row + "\n")))
+
+
+# --------------------------------------------------------------------------- split
+
+
+def test_split_train_dev_takes_last_fraction() -> None:
+    items = list(range(8936))
+    train, dev = split_train_dev(items)
+    assert (len(train), len(dev)) == (8043, 893)
+    assert train + dev == items and dev[0] == 8043
+    assert split_train_dev(items) == (train, dev)
+    assert split_train_dev(range(10), 0.3) == (list(range(7)), [7, 8, 9])
+    assert split_train_dev(range(5), 0.0) == (list(range(5)), [])
+    assert split_train_dev(range(3), 0.1) == ([0, 1], [2])
+    with pytest.raises(ValueError):
+        split_train_dev(items, 1.0)
+
+
+# --------------------------------------------------------------------------- real data
+
+
+REAL_COUNTS = {
+    "conll2000/train.txt": ("conll2000", 8936, 211_727),
+    "conll2003/eng.train": ("conll2003", 14041, 203_621),
+    "conll2003/eng.testa": ("conll2003", 3250, 51_362),
+    "ewt/ewt.train.pos": ("tagged", 12539, 204_498),
+    "ewt/ewt.dev.pos": ("tagged", 1972, 24_966),
+    "ewt/ewt.train.pt0": ("pt0", 12539, 204_498),
+    "ewt/ewt.train.verbs-args.conll": ("srl", 12539, 204_498),
+    "ewt/ewt.dev.verbs-args.conll": ("srl", 1972, 24_966),
+    "conll2002/ned.train": ("conll2002", 15806, 202_644),
+    "ewt/en_ewt-ud-dev.conllu": ("conllu", 2001, 25_147),
+}
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"no data directory {DATA} (set SENNA_DATA)")
+def test_real_files_counts() -> None:
+    read = {}
+    for rel, (fmt, n_sents, n_tokens) in REAL_COUNTS.items():
+        start = time.perf_counter()
+        read[rel] = sents = read_dataset(DATA / rel)
+        elapsed = time.perf_counter() - start
+        assert guess_format(DATA / rel) == fmt
+        assert (len(sents), sum(len(s.words) for s in sents)) == (n_sents, n_tokens), rel
+        assert elapsed < 5.0, f"{rel} took {elapsed:.2f}s"
+    assert read["conll2003/eng.train"][-1].doc == 945  # 946 -DOCSTART- documents
+    preds = [sum(len(s.predicates) for s in read[f"ewt/ewt.{part}.verbs-args.conll"])
+             for part in ("train", "dev")]  # fmt: skip
+    assert preds == [26040, 3182]  # ewt/STATS.txt pred_verbs-args
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"no data directory {DATA} (set SENNA_DATA)")
+def test_real_files_roundtrip(tmp_path: Path) -> None:
+    eng = read_conll2003(DATA / "conll2003/eng.testa")
+    write_columns(eng, tmp_path / "eng.testa", ("pos", "chunk", "ner"), docstart=True)
+    assert read_conll2003(tmp_path / "eng.testa") == eng
+    srl = read_srl(DATA / "ewt/ewt.dev.props.conll")
+    write_srl(srl, tmp_path / "dev.conll")
+    assert read_srl(tmp_path / "dev.conll") == srl
