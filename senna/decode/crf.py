@@ -28,10 +28,20 @@ def path_score(emissions: torch.Tensor, tags: torch.Tensor, mask: torch.Tensor,
 
 def log_partition(emissions: torch.Tensor, mask: torch.Tensor, transitions: torch.Tensor,
                   start: torch.Tensor) -> torch.Tensor:
-    """Forward algorithm: logadd over all paths, [B].  Padded steps carry delta unchanged."""
+    """Forward algorithm: logadd over all paths, [B].  Padded steps carry delta unchanged.
+
+    logadd_i(delta_i + A_ij) is computed as m + c_j + log(exp(delta - m) @ exp(A - c)) with
+    m = max_i delta_i and c_j = max_i A_ij: one matrix product per step instead of a
+    [B, K, K] log-sum-exp, exact up to rounding and safe from overflow.
+    """
+    emissions, transitions = emissions.double(), transitions.double()      # float64: no underflow
+    col_max = transitions.max(dim=0).values                                # [K]
+    exp_trans = torch.exp(transitions - col_max)                            # [K, K]
     delta = start + emissions[:, 0]                                         # [B, K]
     for t in range(1, emissions.shape[1]):
-        step = torch.logsumexp(delta.unsqueeze(2) + transitions, dim=1) + emissions[:, t]
+        m = delta.max(dim=1, keepdim=True).values                           # [B, 1]
+        total = (torch.exp(delta - m) @ exp_trans).clamp_min(1e-300)
+        step = torch.log(total) + m + col_max + emissions[:, t]
         delta = torch.where(mask[:, t, None], step, delta)
     return torch.logsumexp(delta, dim=1)
 
@@ -40,5 +50,6 @@ def sll_nll(emissions: torch.Tensor, tags: torch.Tensor, mask: torch.Tensor,
             transitions: torch.Tensor, start: torch.Tensor) -> torch.Tensor:
     """emissions [B, T, K], tags [B, T], mask [B, T] (prefix of True) -> NLL per sentence [B]."""
     mask_f = mask.to(emissions.dtype)
-    return (log_partition(emissions, mask, transitions, start)
-            - path_score(emissions, tags, mask_f, transitions, start))
+    nll = (log_partition(emissions, mask, transitions, start)
+           - path_score(emissions, tags, mask_f, transitions, start))
+    return nll.to(emissions.dtype)

@@ -84,6 +84,38 @@ class WindowNet(Tagger):
         return self.l2(F.hardtanh(self.l1(x)))
 
 
+class MaxOverTime(torch.autograd.Function):
+    """h[n, i] = max_t (b[n, t] + g[t - i]) over valid t, without keeping the [N, T, T, C]
+    sums for backward: only the argmax is kept, and gradients are scattered through it."""
+
+    @staticmethod
+    def forward(ctx, b: torch.Tensor, g: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        n, t, c = b.shape                                              # g: [2T-1, C]
+        pos = torch.arange(t, device=b.device)
+        rel = pos[None, :] - pos[:, None] + t - 1                      # [i, t] -> row of g
+        invalid = (pos[None, :] >= lengths[:, None])[:, None, :, None]  # [N, 1, t, 1]
+        h = torch.empty_like(b)
+        idx = torch.empty(b.shape, dtype=torch.long, device=b.device)
+        step = max(1, 2_000_000 // max(t * t * c, 1) or 1)
+        for s in range(0, n, step):                                    # bounded memory
+            z = b[s : s + step, None] + g[rel][None]                   # [n', i, t, C]
+            z.masked_fill_(invalid[s : s + step], float("-inf"))
+            h[s : s + step], idx[s : s + step] = z.max(dim=2)
+        ctx.save_for_backward(idx)
+        ctx.g_rows = g.shape[0]
+        return h
+
+    @staticmethod
+    def backward(ctx, grad_h: torch.Tensor):
+        (idx,) = ctx.saved_tensors                                     # [N, i, C] -> t
+        n, t, c = idx.shape
+        grad_b = torch.zeros_like(grad_h).scatter_add_(1, idx, grad_h)
+        rows = idx - torch.arange(t, device=idx.device)[None, :, None] + t - 1
+        grad_g = grad_h.new_zeros(ctx.g_rows, c).scatter_add_(
+            0, rows.reshape(-1, c), grad_h.reshape(-1, c))
+        return grad_b, grad_g, None
+
+
 class SentenceNet(Tagger):
     def __init__(self, cfg: NetConfig):
         super().__init__(cfg)
@@ -112,19 +144,16 @@ class SentenceNet(Tagger):
         if predicates is None:
             raise ValueError("the sentence approach needs predicate positions")
         cfg, half = self.cfg, self.cfg.window // 2
-        b, t = ids.shape[:2]
+        t = ids.shape[1]
         w_x, w_w, w_p = self.conv.weight.split([cfg.input_dim, cfg.dist_dim, cfg.dist_dim], 1)
         x = self.emb(padded_ids(ids, half)).transpose(1, 2)          # [B, D, T+2h]
         a = F.conv1d(x, w_x, self.conv.bias).transpose(1, 2)         # [B, T, C]
         g_w = self.distance_scores(self.dist_word, w_w, t)           # [2T-1, C]
         g_p = self.distance_scores(self.dist_pred, w_p, t)
         pos = torch.arange(t, device=ids.device)
-        rel_word = pos[None, :] - pos[:, None] + t - 1                # [i, t] -> index of t-i
-        rel_pred = pos[None, :] - predicates[:, None] + t - 1         # [B, t]
-        z = a[:, None] + g_w[rel_word][None] + g_p[rel_pred][:, None]  # [B, i, t, C]
-        valid = pos[None, :] < lengths[:, None]                       # [B, t]
-        z = z.masked_fill(~valid[:, None, :, None], float("-inf"))
-        h = z.max(dim=2).values                                       # [B, T, C]
+        rel_pred = pos[None, :] - predicates[:, None] + t - 1         # [B, t] -> row of g_p
+        b_t = a + g_p[rel_pred]                                       # [B, t, C]
+        h = MaxOverTime.apply(b_t, g_w, lengths)                      # [B, i, C]
         return self.l2(F.hardtanh(self.l1(h)))
 
 

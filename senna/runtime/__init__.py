@@ -1,0 +1,1 @@
+"""Inference with NumPy only: kernels (pure functions), models, the tagging pipeline."""

@@ -41,7 +41,7 @@ class TrainConfig:
     gazetteer: str | None = None
     extra_columns: str | None = None  # e.g. a .pt0 file aligned with SRL sentences
     epochs: int = 30
-    lr: float = 0.01
+    lr: float = 0.05
     batch_size: int = 16
     seed: int = 1
     window: int = 5
@@ -49,6 +49,7 @@ class TrainConfig:
     conv: int = 300
     word_dim: int = 50
     max_words: int = 100_000
+    min_count: int = 2               # rarer training words map to RARE, so RARE gets trained
     dev_fraction: float = 0.1
     patience: int = 6                # stop after this many epochs without a better dev score
     max_minutes: float = 0.0         # 0: no time limit

@@ -43,9 +43,9 @@ def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
 
 
 def word_vocab(cfg, train_sents: list) -> Vocab:
-    """Training words, then embedding-file words, up to cfg.max_words entries."""
+    """Training words seen min_count times, then embedding-file words, up to max_words."""
     counts = Counter(normalize_word(w) for s in train_sents for w in s.words)
-    vocab = Vocab.from_counts(counts, cfg.max_words)
+    vocab = Vocab.from_counts(counts, cfg.max_words, cfg.min_count)
     if cfg.embeddings:
         words, _ = read_embeddings(cfg.embeddings, limit=cfg.max_words)
         room = cfg.max_words - len(vocab)

@@ -1,0 +1,41 @@
+"""Score a task's predictions against gold sentences the way the CoNLL scripts do, and
+produce their report text.  Used by training (dev score per epoch) and `senna evaluate`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from senna.evaluate import accuracy, chunk_scores, format_conlleval, format_srl_eval, srl_scores
+from senna.tags import convert, tags_to_brackets
+from senna.tasks import TaskSpec
+
+
+def gold_tags(task: TaskSpec, sentences: Sequence) -> list[list[str]]:
+    return [s.columns[task.target] for s in sentences]
+
+
+def group_roles(sentences: Sequence, predicted: Sequence[Sequence[str]]) -> list[list[list[str]]]:
+    """Flat per-predicate tag lists -> bracket columns grouped by sentence."""
+    out, k = [], 0
+    for s in sentences:
+        n = len(s.predicates)
+        out.append([tags_to_brackets(p) for p in predicted[k : k + n]])
+        k += n
+    return out
+
+
+def score_predictions(task: TaskSpec, sentences: Sequence,
+                      predicted: Sequence[Sequence[str]]) -> tuple[dict, str]:
+    """predicted: per sentence (per predicate for SRL) tags in the network's scheme.
+    -> ({"score": main metric in %, ...}, report text)."""
+    if task.metric == "accuracy":
+        acc = 100 * accuracy(gold_tags(task, sentences), predicted)
+        n = sum(len(s.words) for s in sentences)
+        return {"score": acc}, f"processed {n} tokens; accuracy: {acc:6.2f}%"
+    if task.metric == "chunk":
+        pred = [convert(p, task.source_scheme) for p in predicted]
+        r = chunk_scores(gold_tags(task, sentences), pred)
+        return ({"score": r.f1, "precision": r.precision, "recall": r.recall},
+                format_conlleval(r))
+    r = srl_scores([s.args for s in sentences], group_roles(sentences, predicted))
+    return {"score": r.f1, "precision": r.precision, "recall": r.recall}, format_srl_eval(r)
