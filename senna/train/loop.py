@@ -120,13 +120,22 @@ def plot_curve(history: list[dict], path: Path, metric: str) -> None:
     plt.close(fig)
 
 
+def load_weights(net: Tagger, saved: SavedModel) -> Tagger:
+    """Copy saved weights into a network (WLL models have no transition scores)."""
+    net.load_state_dict({k: torch.from_numpy(v) for k, v in saved.weights.items()}, strict=False)
+    return net
+
+
+def network_from_saved(saved: SavedModel) -> Tagger:
+    return load_weights(build_network(saved.net), saved)
+
+
 def resume_state(out: Path, net: Tagger) -> dict:
     """Load the last checkpoint into `net` if there is one; -> training state."""
     state_file = out / "checkpoint" / "state.json"
     if not state_file.exists():
         return {"epoch": 0, "history": [], "best": -1.0, "seconds": 0.0}
-    saved = load_model(out / "checkpoint")
-    net.load_state_dict({k: torch.from_numpy(v) for k, v in saved.weights.items()}, strict=False)
+    load_weights(net, load_model(out / "checkpoint"))
     return json.loads(state_file.read_text())
 
 
