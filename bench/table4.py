@@ -119,8 +119,8 @@ def main() -> int:
         pending = [r[0] for r in todo if result(out, r[0]) is None]
         pending.sort(key=lambda n: not n.startswith("srl-sll") and not n.startswith("srl-wll"))
         with ThreadPoolExecutor(a.jobs) as pool:
-            for name, secs in zip(pending, pool.map(
-                    lambda n: run_one(cmds[n], out / f"{n}.log"), pending)):
+            walls = pool.map(lambda n: run_one(cmds[n], out / f"{n}.log"), pending)
+            for name, secs in zip(pending, walls, strict=True):
                 print(f"{name}: {secs / 60:.1f} min wall", file=sys.stderr)
     print(table(out, cmds))
     return 0

@@ -100,6 +100,14 @@ class Gazetteer:
         return out
 
 
+def input_columns(sentence) -> dict[str, list[str]]:
+    """Columns a feature may read: a Sentence's columns, or an SRL sentence's POS plus any
+    attached tag columns (PT0)."""
+    if hasattr(sentence, "columns"):
+        return sentence.columns
+    return {"pos": sentence.pos, **getattr(sentence, "extra", {})}
+
+
 def _fixed_vocab(spec: FeatureSpec) -> Vocab | None:
     if spec.kind == "caps":
         return Vocab(CAPS_TAGS[1:])  # caps_feature(w) + 1 == id
@@ -126,8 +134,9 @@ class Featurizer:
             raise ValueError("a gazetteer feature needs a gazetteer list")
 
     @classmethod
-    def fit(cls, specs: Sequence[FeatureSpec], sentences: Sequence, gazetteer: Gazetteer | None = None,
-            words: Vocab | None = None, max_words: int = 100_000) -> Featurizer:
+    def fit(cls, specs: Sequence[FeatureSpec], sentences: Sequence,
+            gazetteer: Gazetteer | None = None, words: Vocab | None = None,
+            max_words: int = 100_000) -> Featurizer:
         """Build vocabularies from training sentences (`words` given: use that dictionary)."""
         vocabs: dict[str, Vocab] = {}
         for spec in specs:
@@ -142,7 +151,8 @@ class Featurizer:
                 vocabs[spec.name] = Vocab.from_counts(
                     Counter(suffix(w, n) for s in sentences for w in s.words))
             else:  # column: every value seen, sorted
-                vocabs[spec.name] = Vocab(sorted({t for s in sentences for t in s.columns[spec.arg]}))
+                values = {t for s in sentences for t in input_columns(s)[spec.arg]}
+                vocabs[spec.name] = Vocab(sorted(values))
         return cls(specs, vocabs, gazetteer)
 
     def column_ids(self, spec: FeatureSpec, words: Sequence[str],

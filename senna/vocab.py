@@ -91,7 +91,7 @@ class TagSet:
         try:
             return np.array([self.index[t] for t in tags], dtype=np.int64)
         except KeyError as e:
-            raise ValueError(f"unknown tag {e.args[0]!r}; this model knows {len(self)} tags") from None
+            raise ValueError(f"unknown tag {e.args[0]!r}; known: {len(self)} tags") from None
 
     def decode(self, ids: Iterable[int]) -> list[str]:
         return [self.items[i] for i in ids]

@@ -17,7 +17,7 @@ def brute_force(emissions, transitions, start):
     scores = {}
     for path in itertools.product(range(k), repeat=t):
         s = start[path[0]] + sum(emissions[i, p] for i, p in enumerate(path))
-        s += sum(transitions[a, b] for a, b in zip(path, path[1:]))
+        s += sum(transitions[a, b] for a, b in zip(path[:-1], path[1:], strict=True))
         scores[path] = s
     best = max(scores, key=scores.get)
     return np.logaddexp.reduce(np.array(list(scores.values()))), np.array(best), scores[best]

@@ -127,7 +127,8 @@ class SentenceNet(Tagger):
         self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
         self.fan_in_init()
 
-    def distance_scores(self, table: nn.Embedding, weight: torch.Tensor, t_max: int) -> torch.Tensor:
+    def distance_scores(self, table: nn.Embedding, weight: torch.Tensor,
+                        t_max: int) -> torch.Tensor:
         """Convolution of the distance features alone: [2*T-1, C] for distances -(T-1)..T-1.
 
         The convolution is linear in its input, so the part due to a distance feature depends

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from senna.features import input_columns
 from senna.runtime.model import TaskModel
 from senna.tasks import TaskSpec
-from senna.train.data import sentence_columns
 
 
 def predict_gold_inputs(model: TaskModel, task: TaskSpec, sentences: Sequence,
@@ -15,9 +15,9 @@ def predict_gold_inputs(model: TaskModel, task: TaskSpec, sentences: Sequence,
     """Tags in the model's scheme: per sentence, or per predicate for SRL."""
     if task.metric == "srl":
         return [tags for s in sentences
-                for tags in model.predict_roles(s.words, s.predicates, sentence_columns(s))]
+                for tags in model.predict_roles(s.words, s.predicates, input_columns(s))]
     out: list[list[str]] = []
     for i in range(0, len(sentences), batch):
         part = sentences[i : i + batch]
-        out += model.predict([s.words for s in part], [sentence_columns(s) for s in part])
+        out += model.predict([s.words for s in part], [input_columns(s) for s in part])
     return out

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from senna.features import Featurizer
+from senna.features import Featurizer, input_columns
 from senna.tags import brackets_to_tags, convert
 from senna.tasks import TaskSpec
 from senna.vocab import TagSet
@@ -22,15 +22,6 @@ class Example:
     ids: np.ndarray        # [T, F] feature ids
     tags: list[str]        # gold tags in the scheme the network predicts
     predicate: int = -1    # SRL: token index of the predicate
-
-
-def sentence_columns(sentence) -> dict[str, list[str]]:
-    """Input columns a feature may read (`pos`, `chunk`, `pt0`, ...)."""
-    if hasattr(sentence, "columns"):
-        return sentence.columns
-    columns = {"pos": sentence.pos}
-    columns.update(getattr(sentence, "extra", {}))
-    return columns
 
 
 def gold_targets(task: TaskSpec, sentence) -> list[tuple[list[str], int]]:
@@ -46,7 +37,7 @@ def make_examples(task: TaskSpec, sentences: Sequence, featurizer: Featurizer) -
     out = []
     needs_pred = any(s.kind == "pred_distance" for s in featurizer.specs)
     for s in sentences:
-        columns = sentence_columns(s)
+        columns = input_columns(s)
         base = None if needs_pred else featurizer.encode(s.words, columns)
         for tags, p in gold_targets(task, s):
             ids = base if base is not None else featurizer.encode(s.words, columns, p)
