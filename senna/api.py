@@ -1,0 +1,93 @@
+"""Python API: `tagger = senna.load(); doc = tagger("Text.")` or `tagger.pipe(texts)`.
+
+Raw text is split into sentences and PTB tokens whose character offsets index the input
+(`doc.text[t.start:t.end] == t.text`); a list of strings is one pre-tokenised sentence,
+whose offsets index the words joined by single spaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from senna.document import Document, Sentence, Token
+from senna.runtime.pipeline import DEFAULT_TASKS, Pipeline
+from senna.text.tokenize import split_pretokenized, tokenize
+
+Text = str | Sequence[str]
+
+
+def raw_document(text: str) -> Document:
+    """Untagged document: sentences and tokens of raw text, offsets into `text`."""
+    return Document(text, [Sentence([Token(t.text, t.start, t.end) for t in sent])
+                           for sent in tokenize(text)])
+
+
+def pretokenized_document(tokens: Text) -> Document:
+    """Untagged one-sentence document.  A string is split at whitespace (SENNA's
+    -usrtokens, offsets into it); a list is taken as is and joined by spaces."""
+    if isinstance(tokens, str):
+        words = [Token(t.text, t.start, t.end) for t in split_pretokenized(tokens)]
+        return Document(tokens, [Sentence(words)] if words else [])
+    out, pos = [], 0
+    for word in tokens:
+        out.append(Token(word, pos, pos + len(word)))
+        pos += len(word) + 1
+    return Document(" ".join(tokens), [Sentence(out)] if out else [])
+
+
+class Tagger:
+    """A loaded pipeline with text in, `Document`s out."""
+
+    def __init__(self, pipeline: Pipeline):
+        self.pipeline = pipeline
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        return self.pipeline.tasks
+
+    def document(self, text: Text) -> Document:
+        """Untagged document: raw text tokenised, or a list of words as one sentence."""
+        return raw_document(text) if isinstance(text, str) else pretokenized_document(text)
+
+    def __call__(self, text: Text, predicates: Sequence[int] | None = None) -> Document:
+        """Tag one text.  `predicates` (SRL predicate positions) needs pre-tokenised input,
+        since positions index its words; by default predicates are the POS VB* words."""
+        if predicates is not None and isinstance(text, str):
+            raise ValueError("predicate positions need pre-tokenised input (a list of words)")
+        doc = self.document(text)
+        preds = [list(predicates)] if predicates is not None and doc.sentences else None
+        return self.tag_documents([doc], preds)[0]
+
+    def tag_documents(self, docs: Sequence[Document],
+                      predicates: Sequence[Sequence[int]] | None = None) -> list[Document]:
+        """Tag untagged documents in one pipeline batch; `predicates` has one list per
+        sentence of all documents together (None: chosen from POS)."""
+        sents = [(d.text, s) for d in docs for s in d.sentences]
+        tagged = iter(self.pipeline.tag(
+            [s.words for _, s in sents], predicates,
+            offsets=[[(t.start, t.end) for t in s.tokens] for _, s in sents],
+            sources=[text for text, _ in sents]))
+        return [Document(d.text, [next(tagged) for _ in d.sentences]) for d in docs]
+
+    def pipe(self, texts: Iterable[Text], batch_size: int = 64) -> Iterator[Document]:
+        """Tag many texts, `batch_size` sentences (across texts) per pipeline call; yields
+        documents in input order as soon as their batch is done."""
+        pending: list[Document] = []
+        count = 0
+        for text in texts:
+            doc = self.document(text)
+            pending.append(doc)
+            count += len(doc.sentences)
+            if count >= batch_size:
+                yield from self.tag_documents(pending)
+                pending, count = [], 0
+        if pending:
+            yield from self.tag_documents(pending)
+
+
+def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] = DEFAULT_TASKS
+         ) -> Tagger:
+    """Load the models for `tasks` (default POS, CHUNK, NER, SRL) and those they need from
+    `model_dir` (default: the shipped senna/models), holding one directory per task."""
+    return Tagger(Pipeline(model_dir, tasks))

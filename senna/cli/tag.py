@@ -1,0 +1,239 @@
+"""`senna [options] < input > output`: the tagger, with SENNA v3.0's options.
+
+Input is read from stdin line by line and streamed: output for a batch of sentences is
+written and flushed as soon as `--batch-size` sentences are pending, when the input pauses
+(no more bytes ready to read, e.g. at an interactive prompt), or at EOF, so memory stays
+bounded for endless streams.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import select
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO, TextIO
+
+from senna.api import Tagger, load, pretokenized_document, raw_document
+from senna.document import Document
+from senna.io.output import FORMATS, OutputOptions, format_document
+from senna.runtime.pipeline import DEFAULT_TASKS, normalize_tasks
+
+DESCRIPTION = """\
+Tag text read from stdin (UTF-8; invalid bytes are replaced by U+FFFD) with POS, chunks (CHK),
+named entities (NER), PT0 (SENNA's shallow-parse feature) and semantic roles (SRL).
+Raw-text mode (default): each input line is a paragraph, split into sentences and tokens;
+empty lines produce no output (as in SENNA). With -usrtokens each line is one sentence of
+space-separated tokens. SRL predicates are the words tagged VB* by the POS tagger (SENNA's
+-posvbs) unless -usrvbs gives them."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors become ValueError, i.e. one `senna: error:` line and exit 1."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise ValueError(f"{message} (senna -h for help)")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="senna", description=DESCRIPTION, add_help=False,
+                                allow_abbrev=False,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-h", "-help", "--help", action="help", help="show this help and exit")
+    for flag, what in (("pos", "part-of-speech tags"), ("chk", "chunk tags"),
+                       ("ner", "named-entity tags"), ("srl", "semantic roles"),
+                       ("pt0", "PT0 tags too (shallow parse; not in the default output)")):
+        p.add_argument(f"-{flag}", action="store_true",
+                       help=f"output {what}" + ("" if flag == "pt0" else " (default: all four)"))
+    p.add_argument("-usrtokens", action="store_true",
+                   help="input lines are sentences of space-separated tokens")
+    p.add_argument("-usrvbs", metavar="FILE",
+                   help="SRL predicates: one line per token, '-' for non-predicates, a blank "
+                        "line after each sentence; must match the input's sentences")
+    p.add_argument("-posvbs", action="store_true",
+                   help="SRL predicates from POS tags VB* (the default here)")
+    p.add_argument("-iobtags", action="store_true", help="IOB2 tags instead of IOBES")
+    p.add_argument("-brackettags", action="store_true",
+                   help="bracket tags, e.g. (NP* * *), instead of IOBES")
+    p.add_argument("-notokentags", action="store_true", help="do not print the tokens")
+    p.add_argument("-offsettags", action="store_true",
+                   help="print (start end) character offsets of each token in its line")
+    p.add_argument("-path", "--model-dir", dest="model_dir", metavar="DIR",
+                   help="models' root directory holding pos/ chunk/ ner/ pt0/ srl/ "
+                        "(default: the shipped models)")
+    p.add_argument("-verbose", "--verbose", action="store_true",
+                   help="report models and speed on stderr")
+    p.add_argument("--tasks", help="comma-separated tasks: pos,chk,ner,pt0,srl")
+    p.add_argument("--format", default="senna", choices=FORMATS, help="output format")
+    p.add_argument("--batch-size", type=int, default=256,
+                   help="sentences per batch; output is flushed after each (default 256)")
+    return p
+
+
+def requested_tasks(a: argparse.Namespace) -> tuple[str, ...]:
+    """-pos/-chk/-ner/-srl and --tasks select tasks (none: the default four); -pt0 adds
+    PT0 to that selection."""
+    chosen = [t for t in ("pos", "chk", "ner", "srl") if getattr(a, t)]
+    chosen += a.tasks.split(",") if a.tasks else []
+    return normalize_tasks(list(chosen or DEFAULT_TASKS) + (["pt0"] if a.pt0 else []))
+
+
+def output_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> OutputOptions:
+    """-brackettags wins over -iobtags."""
+    scheme = "brackets" if a.brackettags else "iob" if a.iobtags else "iobes"
+    return OutputOptions(tasks, scheme, not a.notokentags, a.offsettags)
+
+
+def read_lines(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes | None]:
+    """Lines of a byte stream; None whenever the next read would block (input paused).
+
+    Reads the file descriptor directly so `select` sees all unread data; streams without
+    a selectable descriptor (files on Windows, in-memory buffers) are iterated plainly.
+    """
+    try:
+        fd = stream.fileno()  # type: ignore[union-attr]
+        select.select([fd], [], [], 0)
+    except (AttributeError, OSError, ValueError):
+        yield from stream
+        return
+    parts: list[bytes] = []
+    while True:
+        if not select.select([fd], [], [], 0)[0]:
+            yield None
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        if b"\n" not in chunk:
+            parts.append(chunk)
+            continue
+        lines = (b"".join(parts) + chunk).split(b"\n")
+        parts = [lines.pop()]
+        for line in lines:
+            yield line + b"\n"
+    if b"".join(parts):
+        yield b"".join(parts)
+
+
+def read_usrvbs(path: str) -> Iterator[list[bool]]:
+    """Sentences of predicate flags from a -usrvbs file (any line but '-' is a predicate);
+    the file is opened now, so a missing file fails before any output."""
+    return _usrvbs_sentences(open(path, encoding="utf-8", errors="replace"))
+
+
+def _usrvbs_sentences(f: TextIO) -> Iterator[list[bool]]:
+    with f:
+        flags: list[bool] = []
+        for line in f:
+            item = line.strip()
+            if item:
+                flags.append(item != "-")
+            elif flags:
+                yield flags
+                flags = []
+        if flags:
+            yield flags
+
+
+@dataclass
+class Stream:
+    """Input lines -> batches of documents -> formatted output, flushed per batch."""
+
+    tagger: Tagger
+    out: BinaryIO
+    fmt: str = "senna"
+    opts: OutputOptions = OutputOptions()
+    usrtokens: bool = False
+    usrvbs: Iterator[list[bool]] | None = None
+    usrvbs_name: str = ""
+    sentences: int = 0      # written so far
+    tokens: int = 0
+    vbs_read: int = 0       # -usrvbs sentences consumed
+
+    def document(self, line: bytes | str) -> Document:
+        """One input line (raw paragraph or -usrtokens sentence), untagged."""
+        text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
+        text = text.rstrip("\r\n")
+        return pretokenized_document(text) if self.usrtokens else raw_document(text)
+
+    def predicates(self, doc: Document) -> list[list[int]]:
+        """This document's -usrvbs predicate positions; ValueError on any mismatch."""
+        out = []
+        for sent in doc.sentences:
+            self.vbs_read += 1
+            n = self.vbs_read
+            flags = next(self.usrvbs, None) if self.usrvbs is not None else None
+            if flags is None:
+                raise ValueError(f"{self.usrvbs_name}: -usrvbs file ends before input "
+                                 f"sentence {n}")
+            if len(flags) != len(sent.tokens):
+                raise ValueError(f"{self.usrvbs_name}: sentence {n} has {len(flags)} lines, "
+                                 f"the input sentence has {len(sent.tokens)} tokens")
+            out.append([i for i, f in enumerate(flags) if f])
+        return out
+
+    def flush(self, docs: list[Document], preds: list[list[int]] | None) -> None:
+        if not docs:
+            return
+        tagged = self.tagger.tag_documents(docs, preds)
+        text = "".join(format_document(d, self.fmt, self.opts) for d in tagged)
+        if isinstance(self.out, io.TextIOBase):
+            self.out.write(text)
+        else:
+            self.out.write(text.encode("utf-8"))
+        self.out.flush()
+        self.sentences += sum(len(d.sentences) for d in docs)
+        self.tokens += sum(len(s.tokens) for d in docs for s in d.sentences)
+
+    def run(self, lines: Iterable[bytes | str | None], batch_size: int) -> None:
+        """Tag every line; None items (input paused) flush what is pending."""
+        docs: list[Document] = []
+        preds: list[list[int]] | None = [] if self.usrvbs is not None else None
+        pending = 0
+        for line in lines:
+            if line is not None:
+                doc = self.document(line)
+                if not doc.sentences:
+                    continue
+                if preds is not None:
+                    try:
+                        preds += self.predicates(doc)
+                    except ValueError:
+                        self.flush(docs, preds)
+                        raise
+                docs.append(doc)
+                pending += len(doc.sentences)
+            if docs and (line is None or pending >= batch_size):
+                self.flush(docs, preds)
+                docs, preds, pending = [], [] if preds is not None else None, 0
+        self.flush(docs, preds)
+        if self.usrvbs is not None and next(self.usrvbs, None) is not None:
+            raise ValueError(f"{self.usrvbs_name}: more sentences than the input's "
+                             f"{self.sentences}")
+
+
+def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+    a = parser().parse_args(argv)
+    if a.batch_size < 1:
+        raise ValueError(f"--batch-size must be at least 1, got {a.batch_size}")
+    tasks = requested_tasks(a)
+    started = time.perf_counter()
+    tagger = load(a.model_dir, tasks)
+    if a.verbose:
+        for task in tagger.pipeline.order:
+            m = tagger.pipeline.models[task]
+            print(f"senna: {task}: {tagger.pipeline.root / task} ({m.cfg.approach}, "
+                  f"{len(m.tags)} tags)", file=sys.stderr)
+    stream = Stream(tagger, stdout or getattr(sys.stdout, "buffer", sys.stdout), a.format,
+                    output_options(a, tasks), a.usrtokens)
+    if a.usrvbs and "srl" in tasks:
+        stream.usrvbs, stream.usrvbs_name = read_usrvbs(a.usrvbs), a.usrvbs
+    stream.run(read_lines(stdin or getattr(sys.stdin, "buffer", sys.stdin)), a.batch_size)
+    if a.verbose:
+        secs = time.perf_counter() - started
+        print(f"senna: {stream.sentences} sentences, {stream.tokens} tokens in {secs:.2f} s "
+              f"({stream.tokens / max(secs, 1e-9):.0f} tokens/s)", file=sys.stderr)
+    return 0

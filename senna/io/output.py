@@ -1,0 +1,170 @@
+"""Writers for tagged documents: SENNA v3.0's column layout, CoNLL, CoNLL-U and JSON lines.
+
+`senna` (SENNA v3.0's `printf` layout, reproduced approximately): one token per line and a
+blank line after each sentence; the token right-aligned to 15 characters (`%15s`), then one
+tab-separated column per requested task in the order POS, CHK, NER, PT0 (tags right-aligned
+to 10, `%10s`), then for SRL the predicate column (the word, or `-`, `%15s`) and one role
+column per predicate.  `offsets` adds `(start end)` after the token (character offsets into
+the input line).  Columns are joined by tabs, so with `tokens=False` a line starts with the
+first tag (no leading tab).  Longer fields are never truncated.
+
+Tag schemes (CHK, NER, PT0, SRL; POS is unchanged): "iobes" (default, as SENNA),
+"iob" (IOB2, SENNA's -iobtags) or "brackets" (SENNA's -brackettags: `(NP*`, `*`, `*)`).
+`conll` uses the same columns tab-separated without padding; `conllu` puts POS in XPOS and
+the other tags in MISC; `json` writes `Document.to_dict()` (IOBES tags and spans) per line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from senna.document import Document, Sentence
+from senna.tags import convert, tags_to_brackets
+
+SCHEMES = ("iobes", "iob", "brackets")
+COLUMN_TASKS = ("pos", "chunk", "ner", "pt0")
+FORMATS = ("senna", "conll", "conllu", "json")
+_LINE_BREAKS = ("\x85", "\u2028", "\u2029")   # json.dumps escapes the others
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """Which columns to write and how (the CLI's -pos/-chk/..., -iobtags, -brackettags,
+    -notokentags, -offsettags)."""
+
+    tasks: tuple[str, ...] = ("pos", "chunk", "ner", "srl")
+    scheme: str = "iobes"
+    tokens: bool = True
+    offsets: bool = False
+
+    def __post_init__(self) -> None:
+        if self.scheme not in SCHEMES:
+            raise ValueError(f"tag scheme must be one of {SCHEMES}, got {self.scheme!r}")
+
+
+def recode(tags: Sequence[str], scheme: str) -> list[str]:
+    """IOBES tags -> the output scheme."""
+    if scheme == "iob":
+        return convert(tags, "iob2")
+    if scheme == "brackets":
+        return tags_to_brackets(tags)
+    return list(tags)
+
+
+def _task_column(sent: Sentence, task: str, scheme: str) -> list[str]:
+    """One task's tags in the output scheme; `-` where the task was not run."""
+    tags = [getattr(t, task) for t in sent.tokens]
+    if any(t is None for t in tags):
+        return ["-" if t is None else t for t in tags]
+    return tags if task == "pos" else recode(tags, scheme)
+
+
+def _offset(start: int | None, end: int | None) -> str:
+    return f"({'-' if start is None else start} {'-' if end is None else end})"
+
+
+def sentence_columns(sent: Sentence, opts: OutputOptions) -> list[list[str]]:
+    """Output columns of one sentence, each a list of one field per token."""
+    toks = sent.tokens
+    cols: list[list[str]] = []
+    if opts.tokens:
+        cols.append([t.text for t in toks])
+    if opts.offsets:
+        cols.append([_offset(t.start, t.end) for t in toks])
+    for task in COLUMN_TASKS:
+        if task in opts.tasks:
+            cols.append(_task_column(sent, task, opts.scheme))
+    if "srl" in opts.tasks:
+        preds = {p.index: p for p in sent.predicates}
+        cols.append([t.text if i in preds else "-" for i, t in enumerate(toks)])
+        cols += [recode(p.tags, opts.scheme) for p in sent.predicates]
+    return cols
+
+
+def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
+    """SENNA's printf widths: %15s token, %10s tags, %15s predicate word, %10s roles."""
+    widths = ([15] if opts.tokens else []) + ([0] if opts.offsets else [])
+    widths += [10] * sum(t in opts.tasks for t in COLUMN_TASKS)
+    if "srl" in opts.tasks:
+        widths.append(15)
+    return widths + [10] * (n_columns - len(widths))
+
+
+def write_senna(doc: Document, opts: OutputOptions) -> str:
+    out = []
+    for sent in doc.sentences:
+        cols = sentence_columns(sent, opts)
+        widths = _widths(opts, len(cols))
+        for row in zip(*cols, strict=True):
+            out.append("\t".join(f.rjust(w) for f, w in zip(row, widths, strict=True)) + "\n")
+        out.append("\n")
+    return "".join(out)
+
+
+def write_conll(doc: Document, opts: OutputOptions) -> str:
+    out = []
+    for sent in doc.sentences:
+        out += ["\t".join(row) + "\n" for row in zip(*sentence_columns(sent, opts), strict=True)]
+        out.append("\n")
+    return "".join(out)
+
+
+def _misc(sent: Sentence, i: int, opts: OutputOptions, cols: dict[str, list[str]]) -> str:
+    """MISC field: Chunk=, NER=, PT0=, Pred=Yes, SRL1=..., SpaceAfter=No."""
+    items = [f"{name}={cols[task][i]}" for task, name in
+             (("chunk", "Chunk"), ("ner", "NER"), ("pt0", "PT0")) if task in cols]
+    if "srl" in opts.tasks:
+        items += ["Pred=Yes"] if i in cols["predicates"] else []
+        items += [f"SRL{k + 1}={tags[i]}" for k, tags in enumerate(cols["roles"])]
+    toks = sent.tokens
+    if i + 1 < len(toks) and toks[i].end is not None and toks[i].end == toks[i + 1].start:
+        items.append("SpaceAfter=No")
+    return "|".join(items) or "_"
+
+
+def _conllu_tags(sent: Sentence, opts: OutputOptions) -> dict:
+    """Per-sentence MISC material: tag columns, predicate positions, role columns."""
+    cols: dict = {t: _task_column(sent, t, opts.scheme)
+                  for t in ("chunk", "ner", "pt0") if t in opts.tasks}
+    cols["predicates"] = {p.index for p in sent.predicates}
+    cols["roles"] = [recode(p.tags, opts.scheme) for p in sent.predicates]
+    return cols
+
+
+def write_conllu(doc: Document, opts: OutputOptions) -> str:
+    """CoNLL-U: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC; `# text` when known."""
+    out = []
+    for sent in doc.sentences:
+        first, last = sent.tokens[0], sent.tokens[-1]
+        if first.start is not None and last.end is not None:
+            text = " ".join(doc.text[first.start : last.end].split())
+            out.append(f"# text = {text}\n")
+        cols = _conllu_tags(sent, opts)
+        for i, tok in enumerate(sent.tokens):
+            xpos = tok.pos if "pos" in opts.tasks and tok.pos else "_"
+            out.append(f"{i + 1}\t{tok.text}\t_\t_\t{xpos}\t_\t_\t_\t_\t"
+                       f"{_misc(sent, i, opts, cols)}\n")
+        out.append("\n")
+    return "".join(out)
+
+
+def write_json(doc: Document, opts: OutputOptions) -> str:
+    """One line per document; tags stay IOBES whatever the scheme option says.  U+0085,
+    U+2028 and U+2029 are escaped so that no line splitter (str.splitlines) breaks a line."""
+    text = json.dumps(doc.to_dict(), ensure_ascii=False)
+    for c in _LINE_BREAKS:
+        text = text.replace(c, f"\\u{ord(c):04x}")
+    return text + "\n"
+
+
+WRITERS: dict[str, Callable[[Document, OutputOptions], str]] = {
+    "senna": write_senna, "conll": write_conll, "conllu": write_conllu, "json": write_json}
+
+
+def format_document(doc: Document, fmt: str = "senna", opts: OutputOptions | None = None) -> str:
+    """A document as text in `fmt` (one of FORMATS)."""
+    if fmt not in WRITERS:
+        raise ValueError(f"output format must be one of {FORMATS}, got {fmt!r}")
+    return WRITERS[fmt](doc, opts or OutputOptions())

@@ -1,0 +1,262 @@
+"""The tagging cascade: POS -> CHUNK / PT0 -> SRL (+ NER), one model directory per task.
+
+Only the models a request needs are loaded.  A model whose features read another task's
+output column (CHUNK and PT0 read `pos`, SRL with the 'senna' preset reads `pt0`) gets the
+upstream model's predictions; SRL always needs POS to choose its predicates.  Each window
+model runs once over a whole batch of sentences (split only beyond `max_tokens` tokens, to
+bound memory) and decodes it in buckets of similar sentence length; SRL runs per sentence.
+
+Unlike SENNA, sentences are never cut at 1024 tokens: window models are linear in length,
+and SRL sentences (beyond LONG_SENTENCE tokens) use an exact linear-time form of the max
+over time (`sentence_scores_linear`) instead of the kernel's O(T^2) one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from senna.document import Sentence, Token, build_sentence
+from senna.io.checkpoint import ModelError
+from senna.runtime import kernels
+from senna.runtime.model import TaskModel
+
+TASK_ORDER = ("pos", "chunk", "ner", "pt0", "srl")
+DEFAULT_TASKS = ("pos", "chunk", "ner", "srl")
+ALIASES = {"chk": "chunk"}
+LONG_SENTENCE = 24    # longer SRL sentences use the linear-time max over time (faster)
+
+Columns = dict[str, list[str]]
+
+
+def default_model_dir() -> Path:
+    """Shipped models: senna/models/<task>/."""
+    return Path(__file__).resolve().parent.parent / "models"
+
+
+def normalize_tasks(tasks: str | Sequence[str]) -> tuple[str, ...]:
+    """'pos,chk' or ['ner', 'pos'] -> ('pos', 'ner') in cascade order; ValueError if unknown."""
+    names = tasks.split(",") if isinstance(tasks, str) else list(tasks)
+    out = set()
+    for name in names:
+        name = ALIASES.get(name.strip().lower(), name.strip().lower())
+        if name not in TASK_ORDER:
+            raise ValueError(f"unknown task {name!r}; expected some of "
+                             f"{', '.join(TASK_ORDER)} (or chk)")
+        out.add(name)
+    return tuple(t for t in TASK_ORDER if t in out)
+
+
+def token_ranges(lengths: Sequence[int], max_tokens: int) -> Iterator[tuple[int, int]]:
+    """Consecutive [lo, hi) groups of at most `max_tokens` tokens (network passes); a
+    longer sentence gets a group of its own."""
+    lo, total = 0, 0
+    for i, n in enumerate(lengths):
+        if i > lo and total + n > max_tokens:
+            yield lo, i
+            lo, total = i, 0
+        total += n
+    if lo < len(lengths):
+        yield lo, len(lengths)
+
+
+def length_buckets(lengths: Sequence[int], max_tokens: int, ratio: float = 1.25,
+                   slack: int = 4) -> list[list[int]]:
+    """Indices grouped by similar length for Viterbi, which pads every sentence to the
+    longest: a bucket's lengths stay within ratio*shortest+slack and its padded size
+    within `max_tokens`, so decoding costs about sum(T) instead of B * max(T)."""
+    buckets: list[list[int]] = []
+    first = 0
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        n = lengths[i]
+        if buckets and n <= first * ratio + slack and (len(buckets[-1]) + 1) * n <= max_tokens:
+            buckets[-1].append(i)
+        else:
+            buckets.append([i])
+            first = n
+    return buckets
+
+
+def conv_words(model: TaskModel, ids: np.ndarray) -> np.ndarray:
+    """Sentence approach: the convolution of the word features alone, [T, C] (shared by
+    all predicates of a sentence)."""
+    cfg, w = model.cfg, model.w
+    w_x = (model.tables or kernels.sentence_tables(w, cfg))[0]
+    half = cfg.window // 2
+    flat, pos = kernels.flatten([ids], half)
+    x = kernels.windows(kernels.embed(flat, w, len(cfg.dims)), cfg.window)[pos - half]
+    return x @ w_x.T + w["conv.bias"]
+
+
+def sentence_scores_linear(model: TaskModel, ids: np.ndarray, predicates: Sequence[int],
+                           block: int = 256, a: np.ndarray | None = None) -> np.ndarray:
+    """Same result as `kernels.sentence_emissions` ([P, T, K]) in O(T) time and memory;
+    `a` is `conv_words(model, ids)` when already computed.
+
+    Beyond |t - i| > reach the word-distance table is constant (clipped), so the max over
+    those t is a running max of b plus a constant: prefix/suffix maxima handle them and
+    only the 2*reach+1 nearest positions are scanned.  max(b) + c == max(b + c) in floats.
+    """
+    cfg, w = model.cfg, model.w
+    _, g_w, g_p = model.tables or kernels.sentence_tables(w, cfg)
+    reach = cfg.max_dist + cfg.window // 2
+    a = conv_words(model, ids) if a is None else a                        # [T, C]
+    t = len(ids)
+    pos = np.arange(t)
+    out = np.empty((len(predicates), t, len(w["l2.bias"])), dtype=np.float32)
+    padded = np.full((t + 2 * reach, a.shape[1]), -np.inf, dtype=a.dtype)
+    near = np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1, axis=0)
+    for k, p in enumerate(predicates):
+        b = a + g_p[np.clip(pos - p, -reach, reach) + reach]              # [T, C]
+        padded[reach : reach + t] = b
+        h = np.empty_like(b)
+        for i0 in range(0, t, block):                                       # [blk, C, 2r+1]
+            h[i0 : i0 + block] = (near[i0 : i0 + block] + g_w.T).max(axis=2)
+        if t > reach + 1:
+            left = np.maximum.accumulate(b, axis=0)[: t - reach - 1] + g_w[0]
+            right = np.maximum.accumulate(b[::-1], axis=0)[::-1][reach + 1 :] + g_w[-1]
+            np.maximum(h[reach + 1 :], left, out=h[reach + 1 :])
+            np.maximum(h[: t - reach - 1], right, out=h[: t - reach - 1])
+        hid = kernels.hardtanh(h @ w["l1.weight"].T + w["l1.bias"])
+        out[k] = hid @ w["l2.weight"].T + w["l2.bias"]
+    return out
+
+
+class Pipeline:
+    """Loaded models for `tasks` and the ones they depend on; `tag` runs the cascade."""
+
+    def __init__(self, model_dir: str | Path | None = None,
+                 tasks: str | Sequence[str] = DEFAULT_TASKS,
+                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = 65536):
+        self.root = Path(model_dir) if model_dir is not None else default_model_dir()
+        self.tasks = normalize_tasks(tasks)
+        if not self.tasks:
+            raise ValueError("no task requested")
+        self.max_tokens = max_tokens
+        self.models: dict[str, TaskModel] = dict(models or {})
+        self.order: list[str] = []
+        for task in self.tasks:
+            self._require(task, ())
+
+    def _load(self, task: str, chain: tuple[str, ...]) -> TaskModel:
+        path = self.root / task
+        if not path.is_dir():
+            why = f" (needed by {chain[-1]})" if chain else ""
+            raise ModelError(f"no {task} model: {path} is not a directory{why}; "
+                             "give the models' root directory (holding pos/, chunk/, ...)")
+        model = TaskModel.load(path)
+        if model.task != task:
+            raise ModelError(f"{path}: holds a {model.task} model, expected {task}")
+        return model
+
+    def _require(self, task: str, chain: tuple[str, ...]) -> None:
+        """Load `task` after everything it reads (depth first: `order` is the cascade)."""
+        if task in self.order:
+            return
+        if task in chain:
+            raise ModelError(f"models depend on each other in a cycle: {' -> '.join(chain)}")
+        model = self.models.get(task) or self._load(task, chain)
+        self.models[task] = model
+        for dep in self.dependencies(task, model):
+            self._require(dep, (*chain, task))
+        self.order.append(task)
+
+    @staticmethod
+    def dependencies(task: str, model: TaskModel) -> list[str]:
+        """Tasks whose output this model reads; SRL needs POS for its predicates."""
+        deps = ["pos"] if task == "srl" else []
+        for spec in model.featurizer.specs:
+            if spec.kind == "column":
+                dep = ALIASES.get(spec.arg, spec.arg)
+                if dep not in TASK_ORDER or dep == "srl":
+                    raise ModelError(f"the {task} model reads a column {spec.arg!r} that no "
+                                     "task produces")
+                deps.append(dep)
+        return deps
+
+    def annotate(self, sentences: Sequence[Sequence[str]],
+                 predicates: Sequence[Sequence[int]] | None = None
+                 ) -> tuple[list[Columns], list[dict[int, list[str]]]]:
+        """Raw tags: per sentence, task -> tags (IOBES for span tasks) and, for SRL,
+        predicate index -> role tags."""
+        words = [list(s) for s in sentences]
+        columns: list[Columns] = [{} for _ in words]
+        for task in self.order:
+            if task != "srl":
+                for col, tags in zip(columns, self._window_tags(task, words, columns),
+                                     strict=True):
+                    col[task] = tags
+        roles: list[dict[int, list[str]]] = [{} for _ in words]
+        if "srl" in self.models:
+            chosen = self.choose_predicates(words, columns, predicates)
+            for i, (w, preds) in enumerate(zip(words, chosen, strict=True)):
+                roles[i] = dict(zip(preds, self.roles(w, preds, columns[i]), strict=True))
+        return columns, roles
+
+    def _window_tags(self, task: str, words: list[list[str]],
+                     columns: list[Columns]) -> list[list[str]]:
+        """One network pass over the batch (per `max_tokens` tokens), Viterbi by buckets of
+        similar length; results equal `TaskModel.predict` sentence by sentence."""
+        model = self.models[task]
+        out: list[list[str]] = [[] for _ in words]
+        live = [i for i, w in enumerate(words) if w]
+        for lo, hi in token_ranges([len(words[i]) for i in live], self.max_tokens):
+            idx = live[lo:hi]
+            emissions = model.emissions([model.encode(words[i], columns[i]) for i in idx])
+            for bucket in length_buckets([len(e) for e in emissions], self.max_tokens):
+                decoded = model.decode([emissions[j] for j in bucket])
+                for j, tags in zip(bucket, decoded, strict=True):
+                    out[idx[j]] = tags
+        return out
+
+    @staticmethod
+    def choose_predicates(words: list[list[str]], columns: list[Columns],
+                          predicates: Sequence[Sequence[int]] | None) -> list[list[int]]:
+        """User positions (SENNA's -usrvbs), checked and sorted; by default every word whose
+        POS tag starts with "VB" (SENNA's -posvbs: SENNA's own default is a separate verb
+        detector that skips many auxiliaries, which is not reimplemented)."""
+        if predicates is None:
+            return [[i for i, tag in enumerate(c["pos"]) if tag.startswith("VB")]
+                    for c in columns]
+        if len(predicates) != len(words):
+            raise ValueError(f"{len(predicates)} predicate lists for {len(words)} sentences")
+        out = []
+        for n, (w, preds) in enumerate(zip(words, predicates, strict=True)):
+            bad = [p for p in preds if not 0 <= int(p) < len(w)]
+            if bad:
+                raise ValueError(f"sentence {n + 1} has {len(w)} tokens: predicate "
+                                 f"positions {bad} are out of range")
+            out.append(sorted({int(p) for p in preds}))
+        return out
+
+    def roles(self, words: list[str], predicates: list[int], columns: Columns) -> list[list[str]]:
+        """One IOBES role column per predicate of one sentence."""
+        model = self.models["srl"]
+        if not predicates or not words:
+            return []
+        step = max(1, self.max_tokens // len(words))   # predicates per call: P x T scores
+        groups = [predicates[k : k + step] for k in range(0, len(predicates), step)]
+        if model.sentence_level and len(words) > LONG_SENTENCE:
+            ids = model.encode(words, columns)
+            a = conv_words(model, ids)
+            return [tags for g in groups for tags in
+                    model.decode(list(sentence_scores_linear(model, ids, g, a=a)))]
+        return [tags for g in groups for tags in model.predict_roles(words, g, columns)]
+
+    def tag(self, sentences: Sequence[Sequence[str]],
+            predicates: Sequence[Sequence[int]] | None = None,
+            offsets: Sequence[Sequence[tuple[int, int]]] | None = None,
+            sources: Sequence[str | None] | None = None) -> list[Sentence]:
+        """Tag a batch of sentences of words.  `predicates`: SRL predicate positions per
+        sentence (default: POS tags VB*); `offsets`/`sources`: character spans of the words
+        in their source text, kept on the tokens and used for span texts."""
+        columns, roles = self.annotate(sentences, predicates)
+        out = []
+        for i, words in enumerate(sentences):
+            spans = offsets[i] if offsets is not None else [(None, None)] * len(words)
+            tokens = [Token(w, s, e) for w, (s, e) in zip(words, spans, strict=True)]
+            source = sources[i] if sources is not None else None
+            out.append(build_sentence(tokens, columns[i], roles[i], source))
+        return out

@@ -1,0 +1,169 @@
+"""The tagger CLI on hostile input: empty, huge, binary, exotic; bad -usrvbs files and
+broken model directories must give one `senna: error:` line and exit 1, never a traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_pipeline import WORDS, build_models
+
+from senna.api import load
+from senna.cli import tag as cli
+from senna.cli.main import main as senna_main
+from senna.io.output import OutputOptions
+
+ROOT = Path(__file__).resolve().parent.parent
+ALL = ("pos", "chunk", "ner", "pt0", "srl")
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> Path:
+    return build_models(tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture(scope="module")
+def tagger(models):
+    return load(models, ALL)
+
+
+def tag(models: Path, data: bytes, *args: str) -> str:
+    out = io.BytesIO()
+    assert cli.main(["-path", str(models), *args], io.BytesIO(data), out) == 0
+    return out.getvalue().decode()
+
+
+def rows(output: str) -> list[list[str]]:
+    return [line.split("\t") for line in output.split("\n") if line]
+
+
+def fails(capsys, monkeypatch, args: list[str], data: bytes = b"John runs .\n") -> str:
+    """Run `senna args` in-process; expect exit 1 and one error line; return it."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert senna_main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("senna: error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    return err
+
+
+def test_empty_input_and_blank_lines(models):
+    assert tag(models, b"") == ""
+    assert tag(models, b"\n\n  \t\n\r\n") == ""
+    text = b"John runs.\nA dog sat.\n"
+    assert tag(models, b"\n\n" + text.replace(b"\n", b"\n\n \n") + b"\n") == tag(models, text)
+    assert tag(models, b"a  b\n\n\nc", "-usrtokens") == tag(models, b"a b\nc\n", "-usrtokens")
+
+
+def test_one_megabyte_line(models):
+    line = ("supercalifragilistic" * 50 + " ") * 1040
+    out = rows(tag(models, line.encode(), "-offsettags", "-pos", "-chk", "-ner", "-pt0"))
+    assert len(out) == 1040 and all(len(r) == 6 for r in out)
+    assert all(line[int(r[1][1:-1].split()[0]) : int(r[1][1:-1].split()[1])] == r[0].strip()
+               for r in out)
+
+
+def test_twenty_thousand_token_sentence(models, tmp_path):
+    words = [WORDS[i % len(WORDS)] for i in range(20_000)]
+    vbs = tmp_path / "vbs"
+    vbs.write_text("".join("sat\n" if i == 12_345 else "-\n" for i in range(20_000)))
+    out = rows(tag(models, " ".join(words).encode() + b"\n", "-usrtokens", "-pt0",
+                   "-usrvbs", str(vbs)))
+    assert len(out) == 20_000 and all(len(r) == 7 for r in out)
+    assert [r[0].strip() for r in out] == words
+    assert [i for i, r in enumerate(out) if r[5].strip() != "-"] == [12_345]
+
+
+def test_invalid_utf8_control_characters_emoji_cjk(models):
+    data = ("naïve café 東京タワー に 行きました 。 🎉🎉 I ❤️ NY 👩‍👩‍👧\n").encode()
+    data += b"caf\xe9 \xff\xfe ok \xc3\n"
+    data += "a\x00b \x07 \x1b[31m red\x0c \x1c x \u200b y\n".encode()
+    docs = [json.loads(line) for line in tag(models, data, "--format", "json").splitlines()]
+    assert len(docs) == 3 and "\ufffd" in docs[1]["text"]
+    for d in docs:
+        toks = [t for s in d["sentences"] for t in s["tokens"]]
+        assert all(d["text"][t["start"] : t["end"]] == t["text"] for t in toks)
+        assert "".join(t["text"] for t in toks) == "".join(d["text"].split())
+    assert len(rows(tag(models, data))) == sum(len(s["tokens"]) for d in docs
+                                               for s in d["sentences"])
+
+
+def test_usrvbs_mismatches(capsys, monkeypatch, models, tmp_path):
+    vbs = tmp_path / "vbs"
+    base = ["-path", str(models), "-usrtokens", "-usrvbs", str(vbs)]
+    vbs.write_text("-\nruns\n")
+    assert "sentence 1 has 2 lines" in fails(capsys, monkeypatch, base)
+    vbs.write_text("-\nruns\n-\n")
+    assert "ends before input sentence 2" in fails(capsys, monkeypatch, base,
+                                                   b"John runs .\na b\n")
+    vbs.write_text("-\nruns\n-\n\n-\n")
+    assert "more sentences" in fails(capsys, monkeypatch, base)
+    assert "No such file" in fails(capsys, monkeypatch, [*base[:-1], str(tmp_path / "no")])
+
+
+def test_missing_and_corrupt_model_dirs(capsys, monkeypatch, models, tmp_path):
+    assert "no pos model" in fails(capsys, monkeypatch, ["-path", str(tmp_path / "none")])
+    broken = tmp_path / "broken"
+    shutil.copytree(models, broken)
+    weights = broken / "pos" / "weights.npz"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    assert "weights.npz" in fails(capsys, monkeypatch, ["-path", str(broken), "-pos"])
+    (broken / "ner" / "config.json").write_text("{garbage")
+    assert "config.json" in fails(capsys, monkeypatch, ["-path", str(broken), "-ner"])
+    assert "--batch-size" in fails(capsys, monkeypatch, ["-path", str(models), "--batch-size",
+                                                         "0"])
+
+
+def test_corrupt_model_in_a_subprocess(models, tmp_path):
+    broken = tmp_path / "m"
+    shutil.copytree(models, broken)
+    (broken / "chunk" / "weights.npz").write_bytes(b"PK\x03\x04 not a zip")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    res = subprocess.run([sys.executable, "-m", "senna.cli.main", "-path", str(broken)],
+                         input=b"John runs.\n", capture_output=True, env=env, timeout=120)
+    assert res.returncode == 1 and res.stdout == b""
+    assert res.stderr.decode().startswith("senna: error: ") and b"Traceback" not in res.stderr
+    assert res.stderr.count(b"\n") == 1
+
+
+LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"),
+               max_size=60)
+
+
+def run_stream(tagger, lines: list[str], fmt: str, usrtokens: bool) -> str:
+    out = io.BytesIO()
+    opts = OutputOptions(("pos", "chunk", "srl"))
+    stream = cli.Stream(tagger, out, fmt, opts, usrtokens)
+    stream.run(cli.read_lines(io.BytesIO("\n".join(lines).encode())), batch_size=3)
+    return out.getvalue().decode()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(LINE, max_size=6))
+def test_usrtokens_one_line_per_token(tagger, lines):
+    out = run_stream(tagger, lines, "senna", usrtokens=True)
+    got = [r[0].strip() for r in rows(out)]
+    assert got == [w for line in lines for w in line.split()]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(LINE, max_size=6))
+def test_raw_text_offsets_reproduce_the_input(tagger, lines):
+    out = run_stream(tagger, lines, "json", False)
+    docs = [json.loads(x) for x in out.splitlines()]   # splitlines: U+2028 etc. escaped
+    assert [d["text"] for d in docs] == [x.rstrip("\r\n") for x in lines if x.split()]
+    n_tokens = 0
+    for d in docs:
+        toks = [t for s in d["sentences"] for t in s["tokens"]]
+        assert all(d["text"][t["start"] : t["end"]] == t["text"] for t in toks)
+        assert "".join(t["text"] for t in toks) == "".join(d["text"].split())
+        n_tokens += len(toks)
+    assert len(rows(run_stream(tagger, lines, "senna", False))) == n_tokens

@@ -1,0 +1,155 @@
+"""`senna` tagger CLI: SENNA v3.0's options, column layout, output formats, streaming."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_pipeline import build_models
+
+from senna.cli import tag as cli
+from senna.tags import convert, tags_to_brackets
+
+TEXT = "The cat sat on the mat. John runs in New York.\nA dog is in a new mat, and runs.\n"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> Path:
+    return build_models(tmp_path_factory.mktemp("models"))
+
+
+def tag(models: Path, *args: str, text: str = TEXT) -> str:
+    out = io.BytesIO()
+    assert cli.main(["-path", str(models), *args], io.BytesIO(text.encode()), out) == 0
+    return out.getvalue().decode()
+
+
+def sentences(output: str) -> list[list[list[str]]]:
+    """Output -> sentences of rows of tab-separated fields."""
+    blocks = [b for b in output.split("\n\n") if b.strip("\n")]
+    return [[line.split("\t") for line in b.strip("\n").split("\n")] for b in blocks]
+
+
+def test_default_columns_are_token_pos_chk_ner_srl(models):
+    sents = sentences(tag(models))
+    assert len(sents) == 3
+    for rows in sents:
+        n_preds = sum(r[4].strip() != "-" for r in rows)
+        for r in rows:
+            assert len(r) == 5 + n_preds
+            assert len(r[0]) >= 15 and len(r[1]) >= 10 and len(r[4]) >= 15
+            assert r[4].strip() in ("-", r[0].strip())
+    assert [r[0].strip() for r in sents[0]] == "The cat sat on the mat .".split()
+
+
+def test_task_flags_select_columns_in_senna_order(models):
+    plain = sentences(tag(models))
+    pos_ner = sentences(tag(models, "-ner", "-pos"))
+    assert [[r[0], r[1], r[3]] for s in plain for r in s] == [r for s in pos_ner for r in s]
+    only_pos = sentences(tag(models, "-pos", "-notokentags"))
+    assert [r for s in only_pos for r in s] == [[r[1]] for s in plain for r in s]
+    assert tag(models, "--tasks", "pos,chk") == tag(models, "-pos", "-chk")
+
+
+def test_pt0_column_comes_after_ner(models):
+    rows = [r for s in sentences(tag(models, "-pt0")) for r in s]
+    plain = [r for s in sentences(tag(models)) for r in s]
+    assert [r[:4] + r[5:] for r in rows] == plain
+    assert all(r[4].strip()[:2] in ("O", "B-", "I-", "E-", "S-") for r in rows)
+
+
+def test_offsets_column_indexes_the_line(models):
+    lines = TEXT.splitlines()
+    out = sentences(tag(models, "-pos", "-offsettags"))
+    line_of = [0, 0, 1]
+    for rows, k in zip(out, line_of, strict=True):
+        for r in rows:
+            start, end = map(int, r[1].strip("()").split())
+            assert lines[k][start:end] == r[0].strip()
+
+
+def test_iob_and_bracket_tags(models):
+    iobes = sentences(tag(models, "-chk", "-srl"))
+    for flag, convert_column in (("-iobtags", lambda c: convert(c, "iob2")),
+                                 ("-brackettags", tags_to_brackets)):
+        out = sentences(tag(models, "-chk", "-srl", flag))
+        for rows, ref in zip(out, iobes, strict=True):
+            for j in (1, *range(3, len(rows[0]))):
+                got = [r[j].strip() for r in rows]
+                assert got == convert_column([r[j].strip() for r in ref])
+    assert any(r[1].strip().startswith(("E-", "S-")) for s in iobes for r in s)
+
+
+def test_usrtokens_and_usrvbs(models, tmp_path):
+    vbs = tmp_path / "vbs"
+    vbs.write_text("-\nruns\n-\n\n-\n-\nis\n")
+    out = sentences(tag(models, "-usrtokens", "-srl", "-usrvbs", str(vbs),
+                        text="John runs  fast\n\n  a  dog-cat.\tis\n"))
+    assert [[r[0].strip() for r in s] for s in out] == [["John", "runs", "fast"],
+                                                         ["a", "dog-cat.", "is"]]
+    assert [[r[1].strip() for r in s] for s in out] == [["-", "runs", "-"], ["-", "-", "is"]]
+    assert all(len(r) == 3 for s in out for r in s)
+
+
+def test_other_formats(models):
+    conll = sentences(tag(models, "--format", "conll"))
+    assert [r for s in conll for r in s] == [[f.strip() for f in r] for s in
+                                             sentences(tag(models)) for r in s]
+    conllu = tag(models, "--format", "conllu")
+    assert "# text = The cat sat on the mat." in conllu
+    rows = [line.split("\t") for line in conllu.splitlines() if line and line[0] != "#"]
+    assert all(len(r) == 10 and r[4] != "_" and "Chunk=" in r[9] for r in rows)
+    assert any("SpaceAfter=No" in r[9] for r in rows)
+    docs = [json.loads(line) for line in tag(models, "--format", "json").splitlines()]
+    assert [d["text"] for d in docs] == TEXT.splitlines()
+
+
+def test_batch_size_does_not_change_output(models):
+    assert tag(models, "--batch-size", "1") == tag(models)
+
+
+def test_help_and_subcommand(models, capsys, monkeypatch):
+    from senna.cli.main import main
+    with pytest.raises(SystemExit) as e:
+        main(["-h"])
+    assert e.value.code == 0 and "-usrvbs" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"John runs.\n")))
+    assert main(["tag", "-path", str(models), "-pos"]) == 0
+    assert capsys.readouterr().out.split("\t")[0].strip() == "John"
+
+
+def _read_sentence(fd: int, timeout: float = 60.0) -> str:
+    """Read raw output until a blank line, failing instead of hanging."""
+    data = b""
+    while not data.endswith(b"\n\n"):
+        ready, _, _ = select.select([fd], [], [], timeout)
+        assert ready, "no output before the input ended: the CLI does not stream"
+        chunk = os.read(fd, 4096)
+        assert chunk, "output ended early"
+        data += chunk
+    return data.decode()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="select on pipes")
+def test_streams_before_input_ends(models):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "senna.cli.main", "-path", str(models),
+                             "-usrtokens", "-pos"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, env=env)
+    try:
+        proc.stdin.write(b"John runs .\n")
+        proc.stdin.flush()
+        assert _read_sentence(proc.stdout.fileno()).split()[::2] == ["John", "runs", "."]
+        proc.stdin.write(b"a dog\n")
+        proc.stdin.close()
+        assert _read_sentence(proc.stdout.fileno()).split()[::2] == ["a", "dog"]
+        assert proc.wait(60) == 0
+    finally:
+        proc.kill()

@@ -1,0 +1,218 @@
+"""The tagging cascade and the Python API, on tiny random models built without torch
+(`build_models`, also used by test_cli_tag.py and test_bad_input.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from senna.api import Tagger, load
+from senna.features import FeatureSpec, Featurizer
+from senna.io.checkpoint import SavedModel, save_model
+from senna.nn.config import NetConfig
+from senna.runtime import kernels
+from senna.runtime.model import TaskModel
+from senna.runtime.pipeline import (
+    Pipeline,
+    length_buckets,
+    sentence_scores_linear,
+    token_ranges,
+)
+from senna.text.normalize import CAPS_TAGS
+from senna.vocab import TagSet, Vocab
+
+WORDS = "the a cat dog sat runs on in mat john new york . , and is".split()
+POS = ["DT", "NN", "NNP", "IN", "VB", "VBD", "VBZ", ".", ","]
+CHUNK = ["O"] + [f"{p}-{c}" for c in ("NP", "VP", "PP") for p in "BIES"]
+NER = ["O"] + [f"{p}-{c}" for c in ("PER", "LOC") for p in "BIES"]
+SRL = ["O"] + [f"{p}-{c}" for c in ("V", "A0", "A1") for p in "BIES"]
+SHIPPED = Path(__file__).resolve().parent.parent / "senna" / "models"
+
+
+def _vocab(spec: FeatureSpec, columns: dict[str, list[str]]) -> Vocab:
+    if spec.kind == "pred_distance":
+        return Vocab([str(d) for d in range(-int(spec.arg), int(spec.arg) + 1)])
+    if spec.kind == "word":
+        return Vocab(WORDS)
+    if spec.kind == "caps":
+        return Vocab(CAPS_TAGS[1:])
+    return Vocab(columns[spec.arg])
+
+
+def tiny_model(task: str, tags: list[str], columns: tuple[str, ...] = (),
+               approach: str = "window", seed: int = 0) -> SavedModel:
+    """Random float32 weights named and shaped as senna.nn.networks would save them."""
+    specs = [FeatureSpec("word", "word", 4), FeatureSpec("caps", "caps", 2)]
+    specs += [FeatureSpec(c, "column", 2, c) if c != "pred_distance"
+              else FeatureSpec(c, c, 2, "3") for c in columns]
+    vocabs = {s.name: _vocab(s, {"pos": POS, "pt0": CHUNK}) for s in specs}
+    cfg = NetConfig(approach, "sll", [len(vocabs[s.name]) for s in specs], [s.dim for s in specs],
+                    len(tags), window=3, hidden=6, conv=5 if approach == "sentence" else 0,
+                    dist_dim=2, max_dist=4)
+    rng = np.random.default_rng(seed)
+    shapes = {f"emb.tables.{j}.weight": (len(vocabs[s.name]), s.dim) for j, s in enumerate(specs)}
+    shapes |= {"l2.weight": (len(tags), 6), "l2.bias": (len(tags),), "l1.bias": (6,),
+               "transitions": (len(tags), len(tags)), "start": (len(tags),)}
+    if approach == "window":
+        shapes["l1.weight"] = (6, 3 * cfg.input_dim)
+    else:
+        shapes |= {"l1.weight": (6, 5), "conv.weight": (5, cfg.input_dim + 4, 3),
+                   "conv.bias": (5,), "dist_word.weight": (9, 2), "dist_pred.weight": (9, 2)}
+    weights = {k: rng.normal(size=v).astype(np.float32) for k, v in shapes.items()}
+    scheme = "tags" if task == "pos" else "iobes"
+    return SavedModel(task, cfg, Featurizer(specs, vocabs), TagSet(tags), weights,
+                      {"scheme": scheme})
+
+
+def build_models(root: Path) -> Path:
+    """pos/ chunk/ ner/ pt0/ srl/ under `root`, wired like SENNA's 'senna' presets."""
+    save_model(root / "pos", tiny_model("pos", POS, seed=1))
+    save_model(root / "chunk", tiny_model("chunk", CHUNK, ("pos",), seed=2))
+    save_model(root / "ner", tiny_model("ner", NER, seed=3))
+    save_model(root / "pt0", tiny_model("pt0", CHUNK, ("pos",), seed=4))
+    save_model(root / "srl", tiny_model("srl", SRL, ("pt0",), "sentence", seed=5))
+    return root
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> Path:
+    return build_models(tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture(scope="module")
+def tagger(models) -> Tagger:
+    return load(models, ("pos", "chunk", "ner", "pt0", "srl"))
+
+
+SENTS = [["The", "cat", "sat", "on", "the", "mat", "."],
+         ["John", "runs", "in", "New", "York", "."],
+         ["a"], ["dog", "is", "in", "a", "new", "mat", ",", "and", "runs", "."]]
+
+
+def test_loads_only_needed_models(models):
+    assert Pipeline(models, ["ner"]).order == ["ner"]
+    assert Pipeline(models, "chk").order == ["pos", "chunk"]
+    assert Pipeline(models, ["srl"]).order == ["pos", "pt0", "srl"]
+
+
+def test_missing_dependency_is_a_clear_error(models, tmp_path):
+    (tmp_path / "srl").symlink_to(models / "srl")
+    with pytest.raises(ValueError, match="no pos model"):
+        Pipeline(tmp_path, ["srl"])
+    with pytest.raises(ValueError, match="unknown task"):
+        Pipeline(models, ["parse"])
+
+
+def test_cascade_feeds_upstream_columns(models):
+    pipe = Pipeline(models, ("pos", "chunk", "pt0", "srl"))
+    sents = pipe.tag(SENTS)
+    pos = [[t.pos for t in s.tokens] for s in sents]
+    chunk = TaskModel.load(models / "chunk").predict(SENTS, [{"pos": p} for p in pos])
+    assert [[t.chunk for t in s.tokens] for s in sents] == chunk
+    srl = TaskModel.load(models / "srl")
+    for words, s, p in zip(SENTS, sents, pos, strict=True):
+        preds = [i for i, t in enumerate(p) if t.startswith("VB")]
+        assert [x.index for x in s.predicates] == preds
+        pt0 = {"pt0": [t.pt0 for t in s.tokens]}
+        assert [x.tags for x in s.predicates] == srl.predict_roles(words, preds, pt0)
+
+
+def test_batch_equals_one_by_one(models):
+    pipe = Pipeline(models, ("pos", "chunk", "ner", "pt0", "srl"))
+    assert pipe.tag(SENTS) == [pipe.tag([s])[0] for s in SENTS]
+    small = Pipeline(models, ("pos", "chunk", "ner", "pt0", "srl"), max_tokens=8)
+    assert small.tag(SENTS) == pipe.tag(SENTS)
+    model, words = pipe.models["ner"], SENTS + [[]] + SENTS[::-1]
+    assert pipe._window_tags("ner", words, [{}] * len(words)) == model.predict(words)
+
+
+def test_user_predicates(models):
+    pipe = Pipeline(models, ["srl"])
+    sents = pipe.tag(SENTS[:2], [[5, 2, 2], []])
+    assert [p.index for p in sents[0].predicates] == [2, 5]
+    assert sents[0].predicates[0].word == "sat" and sents[1].predicates == []
+    with pytest.raises(ValueError, match="out of range"):
+        pipe.tag(SENTS[:1], [[7]])
+
+
+def test_linear_max_over_time_matches_kernel(models):
+    model = TaskModel.load(models / "srl")
+    rng = np.random.default_rng(0)
+    words = list(rng.choice(WORDS, 40))
+    ids = model.encode(words, {"pt0": ["O"] * 40})
+    preds = [0, 3, 20, 39]
+    ref = kernels.sentence_emissions(ids, np.array(preds), model.w, model.cfg, model.tables)
+    np.testing.assert_allclose(sentence_scores_linear(model, ids, preds), ref, atol=1e-5)
+
+
+def test_long_srl_sentences_match_the_kernel(models):
+    pipe = Pipeline(models, ["srl"])
+    words = SENTS[3] * 6
+    sent = pipe.tag([words], [[1, 30, 59]])[0]
+    pt0 = {"pt0": [t.pt0 for t in sent.tokens]}
+    assert [p.tags for p in sent.predicates] == pipe.models["srl"].predict_roles(
+        words, [1, 30, 59], pt0)
+
+
+def test_window_srl_in_predicate_groups(models, tmp_path):
+    for task in ("pos", "pt0"):
+        (tmp_path / task).symlink_to(models / task)
+    save_model(tmp_path / "srl", tiny_model("srl", SRL, ("pred_distance",), seed=6))
+    words = SENTS[3]
+    big, small = (Pipeline(tmp_path, ["srl"], max_tokens=n) for n in (1000, 25))
+    assert big.tag([words], [[0, 4, 8]]) == small.tag([words], [[0, 4, 8]])
+    assert [p.tags for p in big.tag([words], [[0, 4, 8]])[0].predicates] == \
+        big.models["srl"].predict_roles(words, [0, 4, 8])
+
+
+def test_token_ranges_and_length_buckets():
+    assert list(token_ranges([2, 2, 2, 10, 2], 8)) == [(0, 3), (3, 4), (4, 5)]
+    assert list(token_ranges([], 8)) == []
+    assert length_buckets([30, 1, 5, 31, 2, 100], 1000) == [[1, 4, 2], [0, 3], [5]]
+    assert length_buckets([3, 3, 3], 6) == [[0, 1], [2]]
+
+
+def test_api_offsets_and_spans(tagger):
+    text = "  John Smith's cat sat\ton the mat.\n\nNew York isn't big!  "
+    doc = tagger(text)
+    assert len(doc.sentences) >= 2
+    for tok in doc.tokens:
+        assert text[tok.start : tok.end] == tok.text
+    for sent in doc.sentences:
+        for span in sent.chunks + sent.entities:
+            assert span.text == text[sent.tokens[span.start].start : sent.tokens[span.end - 1].end]
+
+
+def test_api_pretokenized_and_predicates(tagger):
+    doc = tagger(["John", "runs", "."], predicates=[1])
+    assert doc.text == "John runs ." and [t.start for t in doc.tokens] == [0, 5, 10]
+    assert [p.index for p in doc.sentences[0].predicates] == [1]
+    with pytest.raises(ValueError):
+        tagger("John runs.", predicates=[1])
+
+
+def test_pipe_equals_call(tagger):
+    texts = ["The cat sat on the mat. John runs.", "", "a dog is in New York!",
+             ["pre", "tokenised", "input"]] * 5
+    assert list(tagger.pipe(texts, batch_size=3)) == [tagger(t) for t in texts]
+
+
+def test_to_dict_is_json_ready(tagger):
+    import json
+    d = json.loads(json.dumps(tagger("John runs in New York.").to_dict()))
+    tok = d["sentences"][0]["tokens"][0]
+    assert set(tok) == {"text", "start", "end", "pos", "chunk", "ner", "pt0"}
+    assert set(d["sentences"][0]) == {"tokens", "chunks", "entities", "predicates"}
+
+
+def test_package_exports_load():
+    import senna
+    assert senna.load is load
+
+
+@pytest.mark.skipif(not (SHIPPED / "pos").is_dir(), reason="shipped models not trained yet")
+def test_shipped_pos_model():
+    doc = load(None, ["pos"])("The cat sat on the mat.")
+    assert [t.pos for t in doc.tokens][:2] == ["DT", "NN"]
