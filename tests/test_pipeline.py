@@ -216,3 +216,12 @@ def test_package_exports_load():
 def test_shipped_pos_model():
     doc = load(None, ["pos"])("The cat sat on the mat.")
     assert [t.pos for t in doc.tokens][:2] == ["DT", "NN"]
+
+
+@pytest.mark.skipif(not all((SHIPPED / t).is_dir() for t in ("pos", "chunk", "ner", "srl")),
+                    reason="shipped models not trained yet")
+def test_shipped_cascade():
+    sent = load()("John Smith saw the cat in New York.").sentences[0]
+    assert [p.word for p in sent.predicates] == ["saw"]
+    assert ("V", 2, 3) in [(a.label, a.start, a.end) for a in sent.predicates[0].arguments]
+    assert ("PER", 0, 2) in [(e.label, e.start, e.end) for e in sent.entities]

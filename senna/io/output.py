@@ -83,6 +83,11 @@ def sentence_columns(sent: Sentence, opts: OutputOptions) -> list[list[str]]:
     return cols
 
 
+def _nonempty(doc: Document) -> list[Sentence]:
+    """Sentences with tokens: an empty one would print a lone blank line."""
+    return [s for s in doc.sentences if s.tokens]
+
+
 def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
     """SENNA's printf widths: %15s token, %10s tags, %15s predicate word, %10s roles."""
     widths = ([15] if opts.tokens else []) + ([0] if opts.offsets else [])
@@ -94,7 +99,7 @@ def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
 
 def write_senna(doc: Document, opts: OutputOptions) -> str:
     out = []
-    for sent in doc.sentences:
+    for sent in _nonempty(doc):
         cols = sentence_columns(sent, opts)
         widths = _widths(opts, len(cols))
         for row in zip(*cols, strict=True):
@@ -105,13 +110,13 @@ def write_senna(doc: Document, opts: OutputOptions) -> str:
 
 def write_conll(doc: Document, opts: OutputOptions) -> str:
     out = []
-    for sent in doc.sentences:
+    for sent in _nonempty(doc):
         out += ["\t".join(row) + "\n" for row in zip(*sentence_columns(sent, opts), strict=True)]
         out.append("\n")
     return "".join(out)
 
 
-def _misc(sent: Sentence, i: int, opts: OutputOptions, cols: dict[str, list[str]]) -> str:
+def _misc(sent: Sentence, i: int, opts: OutputOptions, cols: dict) -> str:
     """MISC field: Chunk=, NER=, PT0=, Pred=Yes, SRL1=..., SpaceAfter=No."""
     items = [f"{name}={cols[task][i]}" for task, name in
              (("chunk", "Chunk"), ("ner", "NER"), ("pt0", "PT0")) if task in cols]
@@ -136,7 +141,7 @@ def _conllu_tags(sent: Sentence, opts: OutputOptions) -> dict:
 def write_conllu(doc: Document, opts: OutputOptions) -> str:
     """CoNLL-U: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC; `# text` when known."""
     out = []
-    for sent in doc.sentences:
+    for sent in _nonempty(doc):
         first, last = sent.tokens[0], sent.tokens[-1]
         if first.start is not None and last.end is not None:
             text = " ".join(doc.text[first.start : last.end].split())
