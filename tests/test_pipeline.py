@@ -17,7 +17,6 @@ from senna.runtime.model import TaskModel
 from senna.runtime.pipeline import (
     Pipeline,
     length_buckets,
-    sentence_scores_linear,
     token_ranges,
 )
 from senna.text.normalize import CAPS_TAGS
@@ -137,14 +136,33 @@ def test_user_predicates(models):
         pipe.tag(SENTS[:1], [[7]])
 
 
-def test_linear_max_over_time_matches_kernel(models):
+def test_linear_max_over_time_matches_brute_force(models):
     model = TaskModel.load(models / "srl")
     rng = np.random.default_rng(0)
     words = list(rng.choice(WORDS, 40))
     ids = model.encode(words, {"pt0": ["O"] * 40})
     preds = [0, 3, 20, 39]
-    ref = kernels.sentence_emissions(ids, np.array(preds), model.w, model.cfg, model.tables)
-    np.testing.assert_allclose(sentence_scores_linear(model, ids, preds), ref, atol=1e-5)
+    got = kernels.sentence_emissions(ids, np.array(preds), model.w, model.cfg, model.tables)
+    np.testing.assert_allclose(got, dense_sentence_emissions(model, ids, preds), atol=1e-5)
+
+
+def dense_sentence_emissions(model, ids, preds):
+    """Oracle: the max over every position t, distances clipped one by one."""
+    cfg, w = model.cfg, model.w
+    w_x, g_w, g_p = kernels.sentence_tables(w, cfg)
+    reach, half = cfg.max_dist + cfg.window // 2, cfg.window // 2
+    flat, pos = kernels.flatten([ids], half)
+    a = kernels.windows(kernels.embed(flat, w, len(cfg.dims)), cfg.window)[pos - half]
+    a = a @ w_x.T + w["conv.bias"]
+    t = len(ids)
+    out = []
+    for p in preds:
+        h = np.stack([np.max([a[j] + g_p[np.clip(j - p, -reach, reach) + reach]
+                              + g_w[np.clip(j - i, -reach, reach) + reach]
+                              for j in range(t)], axis=0) for i in range(t)])
+        hid = np.clip(h @ w["l1.weight"].T + w["l1.bias"], -1, 1)
+        out.append(hid @ w["l2.weight"].T + w["l2.bias"])
+    return np.stack(out)
 
 
 def test_long_srl_sentences_match_the_kernel(models):

@@ -22,9 +22,9 @@ from senna.nn.config import NetConfig
 class Embeddings(nn.Module):
     """One lookup table per feature; vectors concatenated (section 3.1.1)."""
 
-    def __init__(self, cfg: NetConfig):
+    def __init__(self, cfg: NetConfig, sparse: bool = True):
         super().__init__()
-        self.tables = nn.ModuleList(nn.Embedding(v, d, sparse=True)
+        self.tables = nn.ModuleList(nn.Embedding(v, d, sparse=sparse)
                                     for v, d in zip(cfg.vocab_sizes, cfg.dims, strict=True))
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
@@ -40,10 +40,10 @@ def padded_ids(ids: torch.Tensor, half: int) -> torch.Tensor:
 class Tagger(nn.Module):
     """Shared parts: embeddings, output layers, transition scores (used by SLL only)."""
 
-    def __init__(self, cfg: NetConfig):
+    def __init__(self, cfg: NetConfig, sparse: bool = True):
         super().__init__()
         self.cfg = cfg
-        self.emb = Embeddings(cfg)
+        self.emb = Embeddings(cfg, sparse)
         self.transitions = nn.Parameter(torch.zeros(cfg.n_tags, cfg.n_tags))
         self.start = nn.Parameter(torch.zeros(cfg.n_tags))
 
@@ -59,16 +59,19 @@ class Tagger(nn.Module):
                 nn.init.zeros_(p)
 
 
-def fan_in(name: str, p: torch.Tensor) -> int:
-    """Inputs feeding one unit: 1 for lookup tables and transition scores."""
-    if name.startswith(("emb.", "dist_")) or p.dim() < 2 or name in ("transitions", "start"):
+def fan_in(name: str, p: torch.Tensor, params: dict[str, torch.Tensor] | None = None) -> int:
+    """Inputs feeding one unit (Remark 7): 1 for lookup tables and transition scores; a bias
+    shares its layer's fan-in."""
+    if name.startswith(("emb.", "dist_")) or name in ("transitions", "start"):
         return 1
-    return int(p[0].numel())
+    if name.endswith("bias") and params is not None:
+        return fan_in(name[: -len("bias")] + "weight", params[name[: -len("bias")] + "weight"])
+    return int(p[0].numel()) if p.dim() >= 2 else 1
 
 
 class WindowNet(Tagger):
-    def __init__(self, cfg: NetConfig):
-        super().__init__(cfg)
+    def __init__(self, cfg: NetConfig, sparse: bool = True):
+        super().__init__(cfg, sparse)
         self.l1 = nn.Linear(cfg.window * cfg.input_dim, cfg.hidden)
         self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
         self.fan_in_init()
@@ -117,8 +120,8 @@ class MaxOverTime(torch.autograd.Function):
 
 
 class SentenceNet(Tagger):
-    def __init__(self, cfg: NetConfig):
-        super().__init__(cfg)
+    def __init__(self, cfg: NetConfig, sparse: bool = True):
+        super().__init__(cfg, sparse)
         n_dist = 2 * cfg.max_dist + 1
         self.dist_word = nn.Embedding(n_dist, cfg.dist_dim)
         self.dist_pred = nn.Embedding(n_dist, cfg.dist_dim)
@@ -126,6 +129,12 @@ class SentenceNet(Tagger):
         self.l1 = nn.Linear(cfg.conv, cfg.hidden)
         self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
         self.fan_in_init()
+        with torch.no_grad():
+            # The max over ~25 positions of unit-variance sums is about +1.8, which saturates
+            # the HardTanh after l1; and if the word features dominate, the max picks the same
+            # position for every word to tag.  Scale the word part down so that the distance
+            # features decide where the max falls from the start.
+            self.conv.weight[:, : cfg.input_dim].mul_(0.3)
 
     def distance_scores(self, table: nn.Embedding, weight: torch.Tensor,
                         t_max: int) -> torch.Tensor:
@@ -158,5 +167,6 @@ class SentenceNet(Tagger):
         return self.l2(F.hardtanh(self.l1(h)))
 
 
-def build_network(cfg: NetConfig) -> Tagger:
-    return WindowNet(cfg) if cfg.approach == "window" else SentenceNet(cfg)
+def build_network(cfg: NetConfig, sparse: bool = True) -> Tagger:
+    """sparse: lookup tables get sparse gradients (plain SGD); dense for Adam."""
+    return WindowNet(cfg, sparse) if cfg.approach == "window" else SentenceNet(cfg, sparse)

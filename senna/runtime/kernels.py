@@ -78,7 +78,13 @@ def sentence_tables(w: Weights, cfg: NetConfig) -> tuple[np.ndarray, np.ndarray,
 
 def sentence_emissions(ids: np.ndarray, predicates: np.ndarray, w: Weights, cfg: NetConfig,
                        tables: tuple | None = None, block: int = 256) -> np.ndarray:
-    """Sentence approach for one sentence ids [T, F] and its predicates [P] -> [P, T, K]."""
+    """Sentence approach for one sentence ids [T, F] and its predicates [P] -> [P, T, K].
+
+    h[i] = max_t (a[t] + g_p[t - p] + g_w[t - i]).  Beyond |t - i| > reach the word-distance
+    row is constant (clipped), so the max over those t is a running max of b = a + g_p plus
+    a constant: prefix/suffix maxima cover them and only the 2*reach+1 nearest positions are
+    scanned.  Time and memory grow linearly with T (no 1024-token limit, unlike SENNA).
+    """
     half, reach = cfg.window // 2, cfg.max_dist + cfg.window // 2
     w_x, g_w, g_p = tables or sentence_tables(w, cfg)
     t = len(ids)
@@ -86,13 +92,19 @@ def sentence_emissions(ids: np.ndarray, predicates: np.ndarray, w: Weights, cfg:
     a = windows(embed(flat, w, len(cfg.dims)), cfg.window)[pos - half] @ w_x.T + w["conv.bias"]
     pos = np.arange(t)
     out = np.empty((len(predicates), t, len(w["l2.bias"])), dtype=np.float32)
+    padded = np.full((t + 2 * reach, a.shape[1]), -np.inf, dtype=a.dtype)
+    near = sliding_window_view(padded, 2 * reach + 1, axis=0)            # [T, C, 2r+1]
     for k, p in enumerate(predicates):
-        b = a + g_p[np.clip(pos - p, -reach, reach) + reach]               # [t, C]
-        h = np.empty_like(a)
-        for i0 in range(0, t, block):                                       # bounded memory
-            i = pos[i0 : i0 + block]
-            rel = np.clip(pos[None, :] - i[:, None], -reach, reach) + reach  # [i, t]
-            h[i0 : i0 + block] = (b[None] + g_w[rel]).max(axis=1)
+        b = a + g_p[np.clip(pos - p, -reach, reach) + reach]              # [T, C]
+        padded[reach : reach + t] = b
+        h = np.empty_like(b)
+        for i0 in range(0, t, block):                                     # bounded memory
+            h[i0 : i0 + block] = (near[i0 : i0 + block] + g_w.T).max(axis=2)
+        if t > reach + 1:
+            left = np.maximum.accumulate(b, axis=0)[: t - reach - 1] + g_w[0]
+            right = np.maximum.accumulate(b[::-1], axis=0)[::-1][reach + 1 :] + g_w[-1]
+            np.maximum(h[reach + 1 :], left, out=h[reach + 1 :])
+            np.maximum(h[: t - reach - 1], right, out=h[: t - reach - 1])
         hid = hardtanh(h @ w["l1.weight"].T + w["l1.bias"])
         out[k] = hid @ w["l2.weight"].T + w["l2.bias"]
     return out

@@ -7,8 +7,7 @@ model runs once over a whole batch of sentences (split only beyond `max_tokens` 
 bound memory) and decodes it in buckets of similar sentence length; SRL runs per sentence.
 
 Unlike SENNA, sentences are never cut at 1024 tokens: window models are linear in length,
-and SRL sentences (beyond LONG_SENTENCE tokens) use an exact linear-time form of the max
-over time (`sentence_scores_linear`) instead of the kernel's O(T^2) one.
+and so is the SRL kernel's max over time (senna.runtime.kernels.sentence_emissions).
 """
 
 from __future__ import annotations
@@ -16,17 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-import numpy as np
-
 from senna.document import Sentence, Token, build_sentence
 from senna.io.checkpoint import ModelError
-from senna.runtime import kernels
 from senna.runtime.model import TaskModel
 
 TASK_ORDER = ("pos", "chunk", "ner", "pt0", "srl")
 DEFAULT_TASKS = ("pos", "chunk", "ner", "srl")
 ALIASES = {"chk": "chunk"}
-LONG_SENTENCE = 24    # longer SRL sentences use the linear-time max over time (faster)
 
 Columns = dict[str, list[str]]
 
@@ -77,51 +72,6 @@ def length_buckets(lengths: Sequence[int], max_tokens: int, ratio: float = 1.25,
             buckets.append([i])
             first = n
     return buckets
-
-
-def conv_words(model: TaskModel, ids: np.ndarray) -> np.ndarray:
-    """Sentence approach: the convolution of the word features alone, [T, C] (shared by
-    all predicates of a sentence)."""
-    cfg, w = model.cfg, model.w
-    w_x = (model.tables or kernels.sentence_tables(w, cfg))[0]
-    half = cfg.window // 2
-    flat, pos = kernels.flatten([ids], half)
-    x = kernels.windows(kernels.embed(flat, w, len(cfg.dims)), cfg.window)[pos - half]
-    return x @ w_x.T + w["conv.bias"]
-
-
-def sentence_scores_linear(model: TaskModel, ids: np.ndarray, predicates: Sequence[int],
-                           block: int = 256, a: np.ndarray | None = None) -> np.ndarray:
-    """Same result as `kernels.sentence_emissions` ([P, T, K]) in O(T) time and memory;
-    `a` is `conv_words(model, ids)` when already computed.
-
-    Beyond |t - i| > reach the word-distance table is constant (clipped), so the max over
-    those t is a running max of b plus a constant: prefix/suffix maxima handle them and
-    only the 2*reach+1 nearest positions are scanned.  max(b) + c == max(b + c) in floats.
-    """
-    cfg, w = model.cfg, model.w
-    _, g_w, g_p = model.tables or kernels.sentence_tables(w, cfg)
-    reach = cfg.max_dist + cfg.window // 2
-    a = conv_words(model, ids) if a is None else a                        # [T, C]
-    t = len(ids)
-    pos = np.arange(t)
-    out = np.empty((len(predicates), t, len(w["l2.bias"])), dtype=np.float32)
-    padded = np.full((t + 2 * reach, a.shape[1]), -np.inf, dtype=a.dtype)
-    near = np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1, axis=0)
-    for k, p in enumerate(predicates):
-        b = a + g_p[np.clip(pos - p, -reach, reach) + reach]              # [T, C]
-        padded[reach : reach + t] = b
-        h = np.empty_like(b)
-        for i0 in range(0, t, block):                                       # [blk, C, 2r+1]
-            h[i0 : i0 + block] = (near[i0 : i0 + block] + g_w.T).max(axis=2)
-        if t > reach + 1:
-            left = np.maximum.accumulate(b, axis=0)[: t - reach - 1] + g_w[0]
-            right = np.maximum.accumulate(b[::-1], axis=0)[::-1][reach + 1 :] + g_w[-1]
-            np.maximum(h[reach + 1 :], left, out=h[reach + 1 :])
-            np.maximum(h[: t - reach - 1], right, out=h[: t - reach - 1])
-        hid = kernels.hardtanh(h @ w["l1.weight"].T + w["l1.bias"])
-        out[k] = hid @ w["l2.weight"].T + w["l2.bias"]
-    return out
 
 
 class Pipeline:
@@ -238,11 +188,6 @@ class Pipeline:
             return []
         step = max(1, self.max_tokens // len(words))   # predicates per call: P x T scores
         groups = [predicates[k : k + step] for k in range(0, len(predicates), step)]
-        if model.sentence_level and len(words) > LONG_SENTENCE:
-            ids = model.encode(words, columns)
-            a = conv_words(model, ids)
-            return [tags for g in groups for tags in
-                    model.decode(list(sentence_scores_linear(model, ids, g, a=a)))]
         return [tags for g in groups for tags in model.predict_roles(words, g, columns)]
 
     def tag(self, sentences: Sequence[Sequence[str]],

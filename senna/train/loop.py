@@ -8,6 +8,8 @@ the last state checkpointed (resume continues from it), and the dev curve plotte
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -22,6 +24,7 @@ from senna.io.checkpoint import SavedModel, load_model, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import Tagger, build_network, fan_in
 from senna.tasks import TaskSpec, get_task
+from senna.train.card import write_card
 from senna.train.data import batches, make_examples
 from senna.train.scoring import evaluate_model
 from senna.train.setup import initial_embeddings, load_splits, word_vocab
@@ -42,6 +45,7 @@ class TrainConfig:
     extra_columns: str | None = None  # e.g. a .pt0 file aligned with SRL sentences
     epochs: int = 30
     lr: float = 0.05
+    optimizer: str = "sgd"           # "sgd" (paper: fan-in scaled rates) or "adam" (lr ~1e-3)
     batch_size: int = 16
     seed: int = 1
     window: int = 5
@@ -76,17 +80,28 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list) -> tuple[Tagger, 
                         n_tags=len(tagset), window=cfg.window, hidden=cfg.hidden,
                         conv=cfg.conv if (cfg.approach or task.approach) == "sentence" else 0)
     torch.manual_seed(cfg.seed)
-    net = build_network(net_cfg)
+    net = build_network(net_cfg, sparse=cfg.optimizer == "sgd")
     if cfg.embeddings:
         initial_embeddings(net, featurizer, cfg.embeddings)
     info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
-            "training": {"config": asdict(cfg)}}
+            "training": {"config": asdict(cfg), "command": command_line()}}
     return net, SavedModel(task.name, net_cfg, featurizer, tagset, {}, info)
 
 
-def optimizer(net: Tagger, lr: float) -> torch.optim.Optimizer:
-    """One parameter group per tensor, learning rate lr / fan-in (Remark 7)."""
-    groups = [{"params": [p], "lr": lr / fan_in(n, p)} for n, p in net.named_parameters()]
+def command_line() -> str:
+    """The command that started this run, as a user would type it."""
+    args = sys.argv[1:] if sys.argv and sys.argv[0].endswith(("senna", "main.py")) else []
+    return shlex.join(["senna", *args]) if args else "(called from Python)"
+
+
+def optimizer(net: Tagger, lr: float, kind: str = "sgd") -> torch.optim.Optimizer:
+    """SGD: one parameter group per tensor, learning rate lr / fan-in (Remark 7)."""
+    if kind == "adam":
+        return torch.optim.Adam(net.parameters(), lr=lr)
+    if kind != "sgd":
+        raise ValueError(f"optimizer must be 'sgd' or 'adam', got {kind!r}")
+    params = dict(net.named_parameters())
+    groups = [{"params": [p], "lr": lr / fan_in(n, p, params)} for n, p in params.items()]
     return torch.optim.SGD(groups, lr=lr)
 
 
@@ -150,7 +165,7 @@ def train(cfg: TrainConfig) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     examples = make_examples(task, train_sents, saved.featurizer)
     dev_examples = make_examples(task, dev_sents, saved.featurizer)
-    opt = optimizer(net, cfg.lr)
+    opt = optimizer(net, cfg.lr, cfg.optimizer)
     state = resume_state(out, net)
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
@@ -186,4 +201,6 @@ def train(cfg: TrainConfig) -> dict:
         if cfg.max_minutes and state["seconds"] > cfg.max_minutes * 60:
             break
     (out / "history.json").write_text(json.dumps(state, indent=1))
+    if (out / "config.json").exists():
+        write_card(out)
     return state

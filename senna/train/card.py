@@ -1,0 +1,54 @@
+"""Model cards: what a model was trained on, under which licence, with which command and
+settings, and how well it does on dev.  Written next to the weights after training."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+LICENCES = {
+    "pos": "English Web Treebank via UD English EWT: CC BY-SA 4.0.",
+    "pt0": "English Web Treebank trees via the PropBank unified release: CC BY-SA 4.0.",
+    "srl": "PropBank unified release on EWT: CC BY-SA 4.0.",
+    "chunk": "CoNLL-2000 shared task data (WSJ sections with Brill POS): freely distributed "
+             "with the shared task.",
+    "ner": "CoNLL-2003 English (Reuters) and its gazetteer: research use only, as their "
+           "distributors state. This model is for research use.",
+}
+
+
+def card_text(config: dict) -> str:
+    tr = config.get("training", {})
+    cfg = tr.get("config", {})
+    dev = config.get("dev", {})
+    scores = ", ".join(f"{k} {v:.2f}" for k, v in dev.items())
+    dev_data = cfg.get("dev") or f"last {cfg.get('dev_fraction', 0.1):g} of the training sentences"
+    lines = [
+        f"# senna model: {config['task']}",
+        "",
+        f"- Network: {config['net']['approach']} approach, {config['net']['criterion'].upper()}",
+        f"- Features: {', '.join(f['name'] for f in config['features'])}",
+        f"- Training data: `{cfg.get('train')}`",
+        f"- Dev data: `{dev_data}`",
+        f"- Licence of the data: {LICENCES.get(config['task'], 'see the data README')}",
+        f"- Dev scores (best epoch {tr.get('epochs')}): {scores}",
+        f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "
+        "(one core of a 2-core machine)",
+        "",
+        "Retrain with:",
+        "",
+        f"    {tr.get('command', 'senna train --config ...')}",
+        "",
+        "Settings:",
+        "",
+        "```json",
+        json.dumps(cfg, indent=1),
+        "```",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_card(model_dir: str | Path) -> None:
+    path = Path(model_dir)
+    config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    (path / "MODEL_CARD.md").write_text(card_text(config), encoding="utf-8")
