@@ -92,3 +92,22 @@ def test_sll_learns_a_small_training_set(tmp_path):
                        epochs=15, hidden=50, word_dim=20, lr=0.1)
     state = train(cfg)
     assert state["best"] > 60.0  # F1 on its own training sentences
+
+
+@pytest.mark.slow
+def test_initial_embeddings_fill_the_word_table(tmp_path):
+    from senna.embeddings import write_embeddings
+    from senna.train.loop import build
+    from senna.train.setup import initial_embeddings
+
+    vectors = np.arange(24, dtype=np.float32).reshape(3, 8)
+    write_embeddings(tmp_path / "vec.txt", ["the", "Peter", "zzzunseen"], vectors)
+    cfg = small_config(tmp_path, "ner-window-sll", embeddings=str(tmp_path / "vec.txt"))
+    task = get_task("ner")
+    net, saved = build(cfg, task, read_dataset(cfg.train, task.fmt))
+    words = saved.featurizer.vocabs["word"]
+    assert "zzzunseen" in words  # embedding words join the dictionary
+    assert initial_embeddings(net, saved.featurizer, cfg.embeddings) == 3
+    table = net.emb.tables[0].weight.detach().numpy()
+    scaled = vectors / vectors.std()
+    np.testing.assert_allclose(table[words.id("peter")], scaled[1], rtol=1e-6)
