@@ -10,6 +10,7 @@ SUBCOMMANDS: dict[str, str] = {
     "train": "senna.cli.train",
     "evaluate": "senna.cli.evaluate",
     "tag": "senna.cli.tag",
+    "install-nltk-shim": "senna.cli.nltk_shim",
 }
 
 
