@@ -121,10 +121,6 @@ def test_senna_pipeline_pos_chk_ner(shim):
         assert t["pos"] in POS and t["chk"] in iob2(CHUNK) and t["ner"] in iob2(NER)
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="-usrtokens splits at any Unicode whitespace (senna.text.tokenize's "
-                          r"\S+), real SENNA only at ASCII whitespace; NLTK allows a "
-                          "no-break space inside a token")
 def test_no_break_space_inside_a_token(shim):
     from nltk.tag import SennaTagger
 

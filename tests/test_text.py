@@ -20,7 +20,7 @@ from senna.text.normalize import (
     normalize_words,
     suffix,
 )
-from senna.text.tokenize import Token, split_pretokenized, tokenize
+from senna.text.tokenize import USRTOKEN_SEPARATORS, Token, split_pretokenized, tokenize
 
 # --- normalize ----------------------------------------------------------------
 
@@ -201,7 +201,7 @@ def test_long_text(text: str) -> None:
 def test_split_pretokenized() -> None:
     line = "  The  U.S.\tsales rose\u00a05 % . "
     toks = split_pretokenized(line)
-    assert [t.text for t in toks] == ["The", "U.S.", "sales", "rose", "5", "%", "."]
+    assert [t.text for t in toks] == ["The", "U.S.", "sales", "rose\u00a05", "%", "."]
     assert all(line[t.start : t.end] == t.text for t in toks)
     assert toks[0] == Token("The", 2, 5)
     assert split_pretokenized("") == []
@@ -223,5 +223,9 @@ def test_tokenize_property(text: str) -> None:
 @given(st.text())
 def test_split_pretokenized_property(line: str) -> None:
     toks = split_pretokenized(line)
-    assert [t.text for t in toks] == line.split()
+    seps = set(USRTOKEN_SEPARATORS)
+    assert "".join(t.text for t in toks) == "".join(c for c in line if c not in seps)
+    assert all(t.text and not seps & set(t.text) for t in toks)
     assert all(line[t.start : t.end] == t.text for t in toks)
+    if line.isascii():
+        assert [t.text for t in toks] == line.split()

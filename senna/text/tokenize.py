@@ -194,6 +194,15 @@ def tokenize(text: str) -> list[list[Token]]:
     return [[Token(text[s:e], s, e) for s, e in sent] for sent in sents]
 
 
+# ASCII whitespace, plus what str.splitlines() breaks at (a token must fit on one line)
+USRTOKEN_SEPARATORS = " \t\n\r\f\v\x1c\x1d\x1e\x1f\x85\u2028\u2029"
+_USRTOKEN = re.compile(f"[^{re.escape(USRTOKEN_SEPARATORS)}]+")
+
+
 def split_pretokenized(line: str) -> list[Token]:
-    """Tokens separated by whitespace (SENNA's -usrtokens), keeping offsets into `line`."""
-    return [Token(m.group(), m.start(), m.end()) for m in _NONSPACE.finditer(line)]
+    """Tokens of SENNA's -usrtokens, keeping offsets into `line`.
+
+    As in SENNA, ASCII whitespace separates tokens and other Unicode spaces do not: a
+    no-break space may sit inside a token (NLTK's wrapper sends such tokens and expects one
+    output line per token).  Line-breaking control characters also separate."""
+    return [Token(m.group(), m.start(), m.end()) for m in _USRTOKEN.finditer(line)]
