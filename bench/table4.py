@@ -69,18 +69,24 @@ def run_one(cmd: list[str], log: Path) -> float:
     return time.time() - t0
 
 
-def result(out: Path, name: str) -> dict | None:
+def result(out: Path, name: str, finished: bool = True) -> dict | None:
+    """A finished run's record, or (finished=False) the last checkpoint of one in progress."""
     path = out / name / "history.json"
-    if not path.exists():
-        return None
+    partial = not path.exists()
+    if partial:
+        path = out / name / "checkpoint" / "state.json"
+        if finished or not path.exists():
+            return None
     state = json.loads(path.read_text())
     best = next(h for h in state["history"] if h["epoch"] == state["best_epoch"])
     return {"score": state["best"], "epoch": state["best_epoch"], "to_best": best["seconds"],
-            "total": state["seconds"], "epochs": state["epoch"]}
+            "total": state["seconds"], "epochs": state["epoch"], "partial": partial}
 
 
 def cell(r: dict | None) -> str:
-    return "—" if r is None else f"{r['score']:.2f}"
+    if r is None:
+        return "—"
+    return f"{r['score']:.2f}" + (f" (unfinished: {r['epochs']} epochs)" if r["partial"] else "")
 
 
 def minutes(r: dict | None) -> str:
@@ -94,11 +100,11 @@ def table(out: Path, cmds: dict[str, list[str]]) -> str:
              "| minutes to best WLL (epoch) / total | minutes SLL |",
              "|---|---|---|---|---|---|"]
     for task in DATA:
-        w, s = result(out, f"{task}-wll"), result(out, f"{task}-sll")
+        w, s = result(out, f"{task}-wll", False), result(out, f"{task}-sll", False)
         paper = " / ".join(PAPER[task]) if PAPER[task][0] else "—"
         lines.append(f"| {task.upper()} ({DEV_NAMES[task]}) | {cell(w)} | {cell(s)} | {paper} "
                      f"| {minutes(w)} | {minutes(s)} |")
-    win = result(out, "srl-window-sll")
+    win = result(out, "srl-window-sll", False)
     lines.append(f"| SRL, window approach | — | {cell(win)} | — | — | {minutes(win)} |")
     lines += ["", "Commands (one per cell):", ""]
     lines += [f"    {shlex.join(c)}" for c in cmds.values()]
