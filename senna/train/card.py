@@ -21,7 +21,8 @@ def card_text(config: dict) -> str:
     tr = config.get("training", {})
     cfg = tr.get("config", {})
     dev = config.get("dev", {})
-    scores = ", ".join(f"{k} {v:.2f}" for k, v in dev.items())
+    main = "accuracy" if config["task"] == "pos" else "F1"
+    scores = ", ".join(f"{main if k == 'score' else k} {v:.2f}" for k, v in dev.items())
     dev_data = cfg.get("dev") or f"last {cfg.get('dev_fraction', 0.1):g} of the training sentences"
     lines = [
         f"# senna model: {config['task']}",
@@ -33,7 +34,7 @@ def card_text(config: dict) -> str:
         f"- Licence of the data: {LICENCES.get(config['task'], 'see the data README')}",
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}",
         f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "
-        "(one core of a 2-core machine)",
+        "(wall clock, one thread, on a 2-core machine shared with other training runs)",
         "",
         "Retrain with:",
         "",
