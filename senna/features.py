@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from senna.text.normalize import CAPS_TAGS, caps_feature, normalize_word, suffix
 from senna.vocab import Vocab
 
 KINDS = ("word", "caps", "suffix", "gazetteer", "column", "pred_distance")
+WORD_KINDS = ("word", "caps", "suffix")   # functions of the word alone (cached per word)
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,16 @@ class Gazetteer:
     def __init__(self, entries: Mapping[str, set[tuple[str, ...]]]):
         self.entries = {k: set(v) for k, v in entries.items()}
         self.max_len = max((len(e) for v in self.entries.values() for e in v), default=0)
+        self.kinds = sorted(self.entries)
+        # Why an index: matching tries only the entry lengths that exist for a token's first
+        # word, instead of every n-gram up to max_len against every type.
+        self._types: dict[tuple[str, ...], list[int]] = {}
+        self._lengths: dict[str, list[int]] = {}
+        for j, kind in enumerate(self.kinds):
+            for e in self.entries[kind]:
+                self._types.setdefault(e, []).append(j)
+                if e and len(e) not in self._lengths.setdefault(e[0], []):
+                    self._lengths[e[0]].append(len(e))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Gazetteer:
@@ -89,15 +101,27 @@ class Gazetteer:
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
 
+    def match(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
+        """[sum T, len(kinds)] bool, sentence after sentence: the word is inside some entry
+        of that type (case-sensitive; entries never span two sentences)."""
+        words = list(chain.from_iterable(sentences))
+        out = np.zeros((len(words), len(self.kinds)), dtype=bool)
+        ends = np.repeat(np.cumsum([len(s) for s in sentences]), [len(s) for s in sentences])
+        lengths = self._lengths.get
+        for i in [i for i, n in enumerate(map(lengths, words)) if n]:
+            end = int(ends[i])
+            for n in self._lengths[words[i]]:
+                if i + n <= end:
+                    types = self._types.get(tuple(words[i : i + n]))
+                    if types:
+                        out[i : i + n, types] = True
+        return out
+
     def flags(self, words: Sequence[str], kind: str) -> np.ndarray:
         """[T] bool: word is inside some entry of type `kind` (case-sensitive match)."""
-        out = np.zeros(len(words), dtype=bool)
-        table = self.entries.get(kind, set())
-        for i in range(len(words)):
-            for n in range(1, min(self.max_len, len(words) - i) + 1):
-                if tuple(words[i : i + n]) in table:
-                    out[i : i + n] = True
-        return out
+        if kind not in self.entries:
+            return np.zeros(len(words), dtype=bool)
+        return self.match([words])[:, self.kinds.index(kind)]
 
 
 def input_columns(sentence) -> dict[str, list[str]]:
@@ -119,6 +143,17 @@ def _fixed_vocab(spec: FeatureSpec) -> Vocab | None:
     return None
 
 
+class _WordCache(dict):
+    """word -> row of the word-level id table; a miss computes the row (C-speed hits)."""
+
+    def __init__(self, miss: Callable[[str], int]):
+        super().__init__()
+        self.miss = miss
+
+    def __missing__(self, word: str) -> int:
+        return self.miss(word)
+
+
 class Featurizer:
     """Specs + their vocabularies (+ a gazetteer): sentence -> ids [T, F]."""
 
@@ -132,6 +167,10 @@ class Featurizer:
             raise ValueError(f"no vocabulary for features {missing}")
         if any(s.kind == "gazetteer" for s in self.specs) and gazetteer is None:
             raise ValueError("a gazetteer feature needs a gazetteer list")
+        self._cache = _WordCache(self._word_row)
+        self._rows: list[list[int]] = []
+        width = sum(s.kind in WORD_KINDS for s in self.specs)
+        self._table = np.empty((0, width), dtype=np.int64)
 
     @classmethod
     def fit(cls, specs: Sequence[FeatureSpec], sentences: Sequence,
@@ -155,37 +194,81 @@ class Featurizer:
                 vocabs[spec.name] = Vocab(sorted(values))
         return cls(specs, vocabs, gazetteer)
 
-    def column_ids(self, spec: FeatureSpec, words: Sequence[str],
-                   columns: Mapping[str, Sequence[str]], predicate: int | None) -> np.ndarray:
-        """[T] ids of one feature."""
-        vocab = self.vocabs[spec.name]
-        if spec.kind == "word":
-            return vocab.encode(normalize_word(w) for w in words)
-        if spec.kind == "caps":
-            return np.fromiter((caps_feature(w) + 1 for w in words), np.int64, len(words))
-        if spec.kind == "suffix":
-            return vocab.encode(suffix(w, int(spec.arg)) for w in words)
-        if spec.kind == "gazetteer":
+    # Word-level features (word, caps, suffix) depend on the word alone: they are computed
+    # once per distinct word and kept in a table; the cache is emptied between batches once
+    # it holds CACHE_WORDS words, so memory stays bounded on endless input.
+    CACHE_WORDS = 50_000
+
+    def _word_row(self, word: str) -> int:
+        """Cache miss: the ids of every word-level feature of `word`, as a new table row."""
+        norm = normalize_word(word)
+        ids = []
+        for spec in self.specs:
+            if spec.kind == "word":
+                ids.append(self.vocabs[spec.name].index.get(norm, 1))
+            elif spec.kind == "caps":
+                ids.append(caps_feature(word) + 1)
+            elif spec.kind == "suffix":
+                ids.append(self.vocabs[spec.name].index.get(suffix(word, int(spec.arg)), 1))
+        self._rows.append(ids)
+        self._cache[word] = len(self._rows) - 1
+        return len(self._rows) - 1
+
+    def _word_ids(self, words: Iterable[str], n: int) -> np.ndarray:
+        """[n, number of word-level features] ids through the per-word cache."""
+        if len(self._rows) >= self.CACHE_WORDS:
+            self._cache, self._rows = _WordCache(self._word_row), []
+            self._table = self._table[:0]
+        index = np.fromiter(map(self._cache.__getitem__, words), np.intp, n)
+        if len(self._rows) > len(self._table):
+            new = np.array(self._rows[len(self._table):], dtype=np.int64)
+            self._table = np.concatenate([self._table, new.reshape(len(new), -1)])
+        return self._table[index]
+
+    def encode_many(self, sentences: Sequence[Sequence[str]],
+                    columns: Sequence[Mapping[str, Sequence[str]]] | None = None,
+                    predicates: Sequence[int | None] | None = None) -> np.ndarray:
+        """Sentences -> ids [sum T, F], one row per word, sentence after sentence (F = number
+        of specs, in spec order).  `columns`/`predicates`: one per sentence."""
+        lengths = [len(s) for s in sentences]
+        n = sum(lengths)
+        out = np.empty((n, len(self.specs)), dtype=np.int64)
+        cached = [j for j, s in enumerate(self.specs) if s.kind in WORD_KINDS]
+        if cached:
+            out[:, cached] = self._word_ids(chain.from_iterable(sentences), n)
+        gaz = [j for j, s in enumerate(self.specs) if s.kind == "gazetteer"]
+        if gaz:
             assert self.gazetteer is not None
-            return self.gazetteer.flags(words, spec.arg).astype(np.int64) + 2
-        if spec.kind == "pred_distance":
-            if predicate is None:
-                raise ValueError("the pred_distance feature needs a predicate position")
-            clip = int(spec.arg)
-            dist = np.clip(np.arange(len(words)) - predicate, -clip, clip)
-            return dist + clip + 2
-        if spec.arg not in columns:
-            raise ValueError(f"feature {spec.name!r} needs input column {spec.arg!r}")
-        return vocab.encode(columns[spec.arg])
+            found = self.gazetteer.match(sentences)
+            kinds = self.gazetteer.kinds
+            for j in gaz:
+                arg = self.specs[j].arg
+                out[:, j] = found[:, kinds.index(arg)] + 2 if arg in kinds else 2
+        for j, spec in enumerate(self.specs):
+            if spec.kind == "column":
+                cols = columns or [{}] * len(sentences)
+                if any(spec.arg not in c for c, k in zip(cols, lengths, strict=True) if k):
+                    raise ValueError(f"feature {spec.name!r} needs input column {spec.arg!r}")
+                if any(len(c[spec.arg]) != k for c, k in zip(cols, lengths, strict=True) if k):
+                    raise ValueError(f"input column {spec.arg!r} is not one value per word")
+                get = self.vocabs[spec.name].index.get
+                values = chain.from_iterable(c[spec.arg] if k else () for c, k
+                                             in zip(cols, lengths, strict=True))
+                out[:, j] = np.fromiter(map(get, values, repeat(1)), np.int64, n)
+            elif spec.kind == "pred_distance":
+                preds = predicates or [None] * len(sentences)
+                if any(p is None for p, k in zip(preds, lengths, strict=True) if k):
+                    raise ValueError("the pred_distance feature needs a predicate position")
+                clip = int(spec.arg)
+                starts = np.cumsum(lengths) - lengths
+                offset = np.repeat(starts + np.array([p or 0 for p in preds]), lengths)
+                out[:, j] = np.clip(np.arange(n) - offset, -clip, clip) + clip + 2
+        return out
 
     def encode(self, words: Sequence[str], columns: Mapping[str, Sequence[str]] | None = None,
                predicate: int | None = None) -> np.ndarray:
         """Sentence -> ids [T, F] (F = number of specs, in spec order)."""
-        columns = columns or {}
-        out = np.empty((len(words), len(self.specs)), dtype=np.int64)
-        for j, spec in enumerate(self.specs):
-            out[:, j] = self.column_ids(spec, words, columns, predicate)
-        return out
+        return self.encode_many([words], [columns or {}], [predicate])
 
     def sizes(self) -> list[int]:
         return [len(self.vocabs[s.name]) for s in self.specs]

@@ -150,10 +150,8 @@ def dense_sentence_emissions(model, ids, preds):
     """Oracle: the max over every position t, distances clipped one by one."""
     cfg, w = model.cfg, model.w
     w_x, g_w, g_p = kernels.sentence_tables(w, cfg)
-    reach, half = cfg.max_dist + cfg.window // 2, cfg.window // 2
-    flat, pos = kernels.flatten([ids], half)
-    a = kernels.windows(kernels.embed(flat, w, len(cfg.dims)), cfg.window)[pos - half]
-    a = a @ w_x.T + w["conv.bias"]
+    reach = cfg.max_dist + cfg.window // 2
+    a = kernels.window_inputs(ids, [len(ids)], w, cfg) @ w_x.T + w["conv.bias"]
     t = len(ids)
     out = []
     for p in preds:

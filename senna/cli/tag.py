@@ -69,8 +69,13 @@ def parser() -> argparse.ArgumentParser:
                    help="report models and speed on stderr")
     p.add_argument("--tasks", help="comma-separated tasks: pos,chk,ner,pt0,srl")
     p.add_argument("--format", default="senna", choices=FORMATS, help="output format")
-    p.add_argument("--batch-size", type=int, default=256,
-                   help="sentences per batch; output is flushed after each (default 256)")
+    p.add_argument("--batch-size", type=int, default=1024,
+                   help="sentences per batch; output is flushed after each and whenever "
+                        "the input pauses (default 1024)")
+    p.add_argument("--threads", type=int, metavar="N",
+                   help="BLAS threads (default 1, or as OMP_NUM_THREADS / OPENBLAS_NUM_THREADS"
+                        " / MKL_NUM_THREADS say; 0: the library's default); set by the "
+                        "`senna` command before NumPy loads")
     return p
 
 
@@ -219,6 +224,8 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
     a = parser().parse_args(argv)
     if a.batch_size < 1:
         raise ValueError(f"--batch-size must be at least 1, got {a.batch_size}")
+    if a.threads is not None and a.threads < 0:
+        raise ValueError(f"--threads must be 0 or more, got {a.threads}")
     tasks = requested_tasks(a)
     started = time.perf_counter()
     tagger = load(a.model_dir, tasks)

@@ -17,8 +17,9 @@ the other tags in MISC; `json` writes `Document.to_dict()` (IOBES tags and spans
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from senna.document import Document, Sentence
 from senna.tags import convert, tags_to_brackets
@@ -55,10 +56,10 @@ def recode(tags: Sequence[str], scheme: str) -> list[str]:
 
 def _task_column(sent: Sentence, task: str, scheme: str) -> list[str]:
     """One task's tags in the output scheme; `-` where the task was not run."""
-    tags = [getattr(t, task) for t in sent.tokens]
-    if any(t is None for t in tags):
+    tags = list(map(attrgetter(task), sent.tokens))
+    if None in tags:
         return ["-" if t is None else t for t in tags]
-    return tags if task == "pos" else recode(tags, scheme)
+    return tags if task == "pos" or scheme == "iobes" else recode(tags, scheme)
 
 
 def _offset(start: int | None, end: int | None) -> str:
@@ -70,7 +71,7 @@ def sentence_columns(sent: Sentence, opts: OutputOptions) -> list[list[str]]:
     toks = sent.tokens
     cols: list[list[str]] = []
     if opts.tokens:
-        cols.append([t.text for t in toks])
+        cols.append(list(map(attrgetter("text"), toks)))
     if opts.offsets:
         cols.append([_offset(t.start, t.end) for t in toks])
     for task in COLUMN_TASKS:
@@ -97,21 +98,27 @@ def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
     return widths + [10] * (n_columns - len(widths))
 
 
+def _rows(cols: list[list[str]], widths: Sequence[int]) -> Iterator[str]:
+    """One line per token: fields right-aligned to `widths` (0: as is), tab-separated.
+    A printf-style format per sentence does the padding and joining in C, per line."""
+    line = "\t".join(f"%{w}s" if w else "%s" for w in widths) + "\n"
+    return map(line.__mod__, zip(*cols, strict=True))
+
+
 def write_senna(doc: Document, opts: OutputOptions) -> str:
-    out = []
+    out: list[str] = []
     for sent in _nonempty(doc):
         cols = sentence_columns(sent, opts)
-        widths = _widths(opts, len(cols))
-        for row in zip(*cols, strict=True):
-            out.append("\t".join(f.rjust(w) for f, w in zip(row, widths, strict=True)) + "\n")
+        out += _rows(cols, _widths(opts, len(cols)))
         out.append("\n")
     return "".join(out)
 
 
 def write_conll(doc: Document, opts: OutputOptions) -> str:
-    out = []
+    out: list[str] = []
     for sent in _nonempty(doc):
-        out += ["\t".join(row) + "\n" for row in zip(*sentence_columns(sent, opts), strict=True)]
+        cols = sentence_columns(sent, opts)
+        out += _rows(cols, [0] * len(cols))
         out.append("\n")
     return "".join(out)
 

@@ -7,6 +7,8 @@ product serves a whole batch of sentences.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -24,16 +26,23 @@ def embed(ids: np.ndarray, w: Weights, n_features: int) -> np.ndarray:
     return np.concatenate([w[f"emb.tables.{j}.weight"][ids[:, j]] for j in range(n_features)], 1)
 
 
-def flatten(ids: list[np.ndarray], half: int) -> tuple[np.ndarray, np.ndarray]:
-    """Sentences [T_b, F] -> one padded row [N, F] with `half` PADDING rows around each
-    sentence, and the row index of every real token [sum T_b]."""
-    f = ids[0].shape[1]
-    lengths = np.array([len(x) for x in ids])
-    starts = np.concatenate([[0], np.cumsum(lengths + half)])[:-1] + half
-    flat = np.zeros((int(lengths.sum() + half * (len(ids) + 1)), f), dtype=np.int64)
-    pos = np.concatenate([s + np.arange(n) for s, n in zip(starts, lengths, strict=True)])
-    flat[pos] = np.concatenate(ids)
-    return flat, pos
+def window_inputs(ids: np.ndarray, lengths: Sequence[int], w: Weights,
+                  cfg: NetConfig) -> np.ndarray:
+    """ids [sum T, F] of sentences laid end to end -> network inputs [sum T, window * D]:
+    row t holds the embeddings of words t - half .. t + half of its sentence, PADDING
+    beyond the sentence's edges.
+
+    The sentences are placed in one row with `half` PADDING rows around each, embedded
+    once, and each window is gathered straight into its input row (one copy per word).
+    """
+    half = cfg.window // 2
+    lengths = np.asarray(lengths, dtype=np.intp)
+    sentence = np.repeat(np.arange(len(lengths)), lengths)
+    pos = np.arange(len(ids)) + half * (sentence + 1)          # row of each word
+    flat = np.zeros((len(ids) + half * (len(lengths) + 1), ids.shape[1]), dtype=ids.dtype)
+    flat[pos] = ids
+    emb = embed(flat, w, len(cfg.dims))
+    return emb[pos[:, None] + np.arange(-half, half + 1)].reshape(len(ids), -1)
 
 
 def windows(x: np.ndarray, window: int) -> np.ndarray:
@@ -42,16 +51,25 @@ def windows(x: np.ndarray, window: int) -> np.ndarray:
     return v.transpose(0, 2, 1).reshape(len(v), -1)
 
 
+def window_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
+                  cfg: NetConfig) -> np.ndarray:
+    """Window approach: ids [sum T, F] of sentences laid end to end -> emissions [sum T, K].
+    One matrix product per layer for the whole batch; bias and HardTanh in place."""
+    if not len(ids):
+        return np.zeros((0, len(w["l2.bias"])), dtype=np.float32)
+    h = window_inputs(ids, lengths, w, cfg) @ w["l1.weight"].T
+    h += w["l1.bias"]
+    scores = hardtanh(h) @ w["l2.weight"].T
+    scores += w["l2.bias"]
+    return scores
+
+
 def window_emissions(ids: list[np.ndarray], w: Weights, cfg: NetConfig) -> list[np.ndarray]:
     """Window approach: sentences of ids [T_b, F] -> emissions [T_b, K] each."""
     if not ids:
         return []
-    half = cfg.window // 2
-    flat, pos = flatten(ids, half)
-    x = windows(embed(flat, w, len(cfg.dims)), cfg.window)[pos - half]   # [sum T, win*D]
-    h = hardtanh(x @ w["l1.weight"].T + w["l1.bias"])
-    scores = h @ w["l2.weight"].T + w["l2.bias"]
-    return np.split(scores, np.cumsum([len(x) for x in ids])[:-1])
+    lengths = [len(x) for x in ids]
+    return np.split(window_scores(np.concatenate(ids), lengths, w, cfg), np.cumsum(lengths)[:-1])
 
 
 def distance_table(w: Weights, name: str, weight: np.ndarray, cfg: NetConfig) -> np.ndarray:
@@ -77,34 +95,41 @@ def sentence_tables(w: Weights, cfg: NetConfig) -> tuple[np.ndarray, np.ndarray,
 
 
 def sentence_emissions(ids: np.ndarray, predicates: np.ndarray, w: Weights, cfg: NetConfig,
-                       tables: tuple | None = None, block: int = 256) -> np.ndarray:
+                       tables: tuple | None = None, rows: int = 4096) -> np.ndarray:
     """Sentence approach for one sentence ids [T, F] and its predicates [P] -> [P, T, K].
 
     h[i] = max_t (a[t] + g_p[t - p] + g_w[t - i]).  Beyond |t - i| > reach the word-distance
     row is constant (clipped), so the max over those t is a running max of b = a + g_p plus
-    a constant: prefix/suffix maxima cover them and only the 2*reach+1 nearest positions are
-    scanned.  Time and memory grow linearly with T (no 1024-token limit, unlike SENNA).
+    a constant: prefix/suffix maxima cover them and only the nearest positions are
+    scanned, one offset t - i at a time over whole [P, T, C] blocks (contiguous, and no
+    offsets beyond the sentence's length).  Predicates go in groups of about `rows` / T,
+    so time and memory grow linearly with T (no 1024-token limit, unlike SENNA).
     """
-    half, reach = cfg.window // 2, cfg.max_dist + cfg.window // 2
+    reach = cfg.max_dist + cfg.window // 2
     w_x, g_w, g_p = tables or sentence_tables(w, cfg)
     t = len(ids)
-    flat, pos = flatten([ids], half)
-    a = windows(embed(flat, w, len(cfg.dims)), cfg.window)[pos - half] @ w_x.T + w["conv.bias"]
+    a = window_inputs(ids, [t], w, cfg) @ w_x.T + w["conv.bias"]           # [T, C]
     pos = np.arange(t)
     out = np.empty((len(predicates), t, len(w["l2.bias"])), dtype=np.float32)
-    padded = np.full((t + 2 * reach, a.shape[1]), -np.inf, dtype=a.dtype)
-    near = sliding_window_view(padded, 2 * reach + 1, axis=0)            # [T, C, 2r+1]
-    for k, p in enumerate(predicates):
-        b = a + g_p[np.clip(pos - p, -reach, reach) + reach]              # [T, C]
-        padded[reach : reach + t] = b
-        h = np.empty_like(b)
-        for i0 in range(0, t, block):                                     # bounded memory
-            h[i0 : i0 + block] = (near[i0 : i0 + block] + g_w.T).max(axis=2)
-        if t > reach + 1:
-            left = np.maximum.accumulate(b, axis=0)[: t - reach - 1] + g_w[0]
-            right = np.maximum.accumulate(b[::-1], axis=0)[::-1][reach + 1 :] + g_w[-1]
-            np.maximum(h[reach + 1 :], left, out=h[reach + 1 :])
-            np.maximum(h[: t - reach - 1], right, out=h[: t - reach - 1])
-        hid = hardtanh(h @ w["l1.weight"].T + w["l1.bias"])
-        out[k] = hid @ w["l2.weight"].T + w["l2.bias"]
+    group = max(1, rows // max(t, 1))
+    for k in range(0, len(predicates), group):
+        p = np.asarray(predicates[k : k + group])
+        b = a + g_p[np.clip(pos - p[:, None], -reach, reach) + reach]     # [P, T, C]
+        h = b + g_w[reach]                                                # t = i
+        tmp = np.empty_like(b)
+        for o in range(1, min(reach, t - 1) + 1):                         # t = i +- o
+            np.add(b[:, o:], g_w[reach + o], out=tmp[:, : t - o])
+            np.maximum(h[:, : t - o], tmp[:, : t - o], out=h[:, : t - o])
+            np.add(b[:, : t - o], g_w[reach - o], out=tmp[:, o:])
+            np.maximum(h[:, o:], tmp[:, o:], out=h[:, o:])
+        if t > reach + 1:                                                 # |t - i| > reach
+            left = np.maximum.accumulate(b, axis=1)[:, : t - reach - 1] + g_w[0]
+            right = np.maximum.accumulate(b[:, ::-1], axis=1)[:, ::-1][:, reach + 1 :] + g_w[-1]
+            np.maximum(h[:, reach + 1 :], left, out=h[:, reach + 1 :])
+            np.maximum(h[:, : t - reach - 1], right, out=h[:, : t - reach - 1])
+        hid = h.reshape(-1, h.shape[2]) @ w["l1.weight"].T
+        hid += w["l1.bias"]
+        scores = hardtanh(hid) @ w["l2.weight"].T
+        scores += w["l2.bias"]
+        out[k : k + len(p)] = scores.reshape(len(p), t, -1)
     return out

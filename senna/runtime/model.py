@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from senna.decode.viterbi import decode
+from senna.decode.viterbi import decode, dominance
 from senna.io.checkpoint import SavedModel, load_model
 from senna.runtime import kernels
 
@@ -23,6 +23,7 @@ class TaskModel:
         self.w = {k: v.astype(np.float32, copy=False) for k, v in saved.weights.items()}
         self.trans = self.w.get("transitions")
         self.start = self.w.get("start")
+        self.dom = dominance(self.trans) if self.trans is not None else None
         self.featurizer = saved.featurizer
         self.tags = saved.tags
         self.tables = kernels.sentence_tables(self.w, self.cfg) if self.sentence_level else None
@@ -47,33 +48,56 @@ class TaskModel:
         """Window approach: sentences of ids [T, F] -> emissions [T, K]."""
         return kernels.window_emissions(ids, self.w, self.cfg)
 
+    def batch_emissions(self, sentences: Sequence[Sequence[str]],
+                        columns: Sequence[Mapping[str, Sequence[str]]]) -> list[np.ndarray]:
+        """Window approach, non-empty sentences (+ their input columns) -> emissions [T, K]
+        each: one feature pass and one network pass for the whole batch."""
+        lengths = [len(s) for s in sentences]
+        ids = self.featurizer.encode_many(sentences, columns)
+        scores = kernels.window_scores(ids, lengths, self.w, self.cfg)
+        return np.split(scores, np.cumsum(lengths)[:-1]) if sentences else []
+
     def decode(self, emissions: list[np.ndarray]) -> list[list[str]]:
+        """Emissions [T, K] per sentence -> tag names (Viterbi for SLL, else argmax)."""
         if not emissions:
             return []
         lengths = np.array([len(e) for e in emissions])
-        padded = np.zeros((len(emissions), max(int(lengths.max()), 1), len(self.tags)),
-                          dtype=np.float32)
-        for b, e in enumerate(emissions):
-            padded[b, : len(e)] = e
-        return [self.tags.decode(p) for p in decode(padded, lengths, self.trans, self.start)]
+        t = max(int(lengths.max()), 1)
+        padded = np.zeros((len(emissions), t, len(self.tags)), dtype=np.float32)
+        padded[np.arange(t) < lengths[:, None]] = np.concatenate(emissions)
+        return self.decode_padded(padded, lengths)
+
+    def decode_padded(self, emissions: np.ndarray, lengths: np.ndarray) -> list[list[str]]:
+        """Emissions [B, T, K] (sentence b: the first lengths[b] rows) -> tag names."""
+        name = self.tags.items.__getitem__
+        return [list(map(name, p.tolist()))
+                for p in decode(emissions, lengths, self.trans, self.start, self.dom)]
 
     def predict(self, sentences: Sequence[Sequence[str]],
                 columns: Sequence[Mapping[str, Sequence[str]]] | None = None) -> list[list[str]]:
         """Sentences of words (+ input columns such as POS) -> tags per word."""
         cols = columns or [{}] * len(sentences)
-        ids = [self.encode(s, c) for s, c in zip(sentences, cols, strict=True) if len(s)]
-        tags = iter(self.decode(self.emissions(ids)))
+        live = [i for i, s in enumerate(sentences) if len(s)]
+        tags = iter(self.decode(self.batch_emissions([sentences[i] for i in live],
+                                                     [cols[i] for i in live])))
         return [next(tags) if len(s) else [] for s in sentences]
+
+    def role_emissions(self, words: Sequence[str], predicates: Sequence[int],
+                       columns: Mapping[str, Sequence[str]] | None = None) -> list[np.ndarray]:
+        """One non-empty sentence and its predicate positions -> emissions [T, K] for each
+        predicate."""
+        if self.sentence_level:
+            ids = self.encode(words, columns)
+            return list(kernels.sentence_emissions(ids, np.asarray(predicates), self.w,
+                                                   self.cfg, self.tables))
+        n = len(predicates)
+        ids = self.featurizer.encode_many([words] * n, [columns or {}] * n, list(predicates))
+        scores = kernels.window_scores(ids, [len(words)] * n, self.w, self.cfg)
+        return np.split(scores, n) if n else []
 
     def predict_roles(self, words: Sequence[str], predicates: Sequence[int],
                       columns: Mapping[str, Sequence[str]] | None = None) -> list[list[str]]:
         """One sentence and its predicate positions -> one tag column per predicate."""
         if not predicates or not words:
             return []
-        if self.sentence_level:
-            ids = self.encode(words, columns)
-            scores = kernels.sentence_emissions(ids, np.asarray(predicates), self.w, self.cfg,
-                                                self.tables)
-            return self.decode(list(scores))
-        ids = [self.encode(words, columns, p) for p in predicates]
-        return self.decode(self.emissions(ids))
+        return self.decode(self.role_emissions(words, predicates, columns))

@@ -79,7 +79,7 @@ class Pipeline:
 
     def __init__(self, model_dir: str | Path | None = None,
                  tasks: str | Sequence[str] = DEFAULT_TASKS,
-                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = 65536):
+                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = 16384):
         self.root = Path(model_dir) if model_dir is not None else default_model_dir()
         self.tasks = normalize_tasks(tasks)
         if not self.tasks:
@@ -140,9 +140,7 @@ class Pipeline:
                     col[task] = tags
         roles: list[dict[int, list[str]]] = [{} for _ in words]
         if "srl" in self.models:
-            chosen = self.choose_predicates(words, columns, predicates)
-            for i, (w, preds) in enumerate(zip(words, chosen, strict=True)):
-                roles[i] = dict(zip(preds, self.roles(w, preds, columns[i]), strict=True))
+            roles = self.roles(words, columns, self.choose_predicates(words, columns, predicates))
         return columns, roles
 
     def _window_tags(self, task: str, words: list[list[str]],
@@ -154,7 +152,7 @@ class Pipeline:
         live = [i for i, w in enumerate(words) if w]
         for lo, hi in token_ranges([len(words[i]) for i in live], self.max_tokens):
             idx = live[lo:hi]
-            emissions = model.emissions([model.encode(words[i], columns[i]) for i in idx])
+            emissions = model.batch_emissions([words[i] for i in idx], [columns[i] for i in idx])
             for bucket in length_buckets([len(e) for e in emissions], self.max_tokens):
                 decoded = model.decode([emissions[j] for j in bucket])
                 for j, tags in zip(bucket, decoded, strict=True):
@@ -181,14 +179,34 @@ class Pipeline:
             out.append(sorted({int(p) for p in preds}))
         return out
 
-    def roles(self, words: list[str], predicates: list[int], columns: Columns) -> list[list[str]]:
-        """One IOBES role column per predicate of one sentence."""
+    def roles(self, words: list[list[str]], columns: list[Columns],
+              predicates: list[list[int]]) -> list[dict[int, list[str]]]:
+        """Per sentence, predicate index -> IOBES role tags.  Emissions are computed per
+        sentence, in groups of predicates of at most `max_tokens` rows (predicates x words),
+        and decoded together across sentences, in buckets of similar length: Viterbi's cost
+        per step is mostly fixed, so decoding one predicate at a time would dominate."""
         model = self.models["srl"]
-        if not predicates or not words:
-            return []
-        step = max(1, self.max_tokens // len(words))   # predicates per call: P x T scores
-        groups = [predicates[k : k + step] for k in range(0, len(predicates), step)]
-        return [tags for g in groups for tags in model.predict_roles(words, g, columns)]
+        units = []                                      # (sentence, group of predicates)
+        for i, preds in enumerate(predicates):
+            if preds and words[i]:
+                step = max(1, self.max_tokens // len(words[i]))
+                units += [(i, preds[k : k + step]) for k in range(0, len(preds), step)]
+        out: list[dict[int, list[str]]] = [{} for _ in words]
+        sizes = [len(group) * len(words[i]) for i, group in units]
+        for lo, hi in token_ranges(sizes, self.max_tokens):
+            owners: list[tuple[int, int]] = []
+            emissions: list = []
+            for i, group in units[lo:hi]:
+                emissions += model.role_emissions(words[i], group, columns[i])
+                owners += [(i, p) for p in group]
+            tags: list[list[str]] = [[] for _ in emissions]
+            for bucket in length_buckets([len(e) for e in emissions], self.max_tokens):
+                for j, t in zip(bucket, model.decode([emissions[j] for j in bucket]),
+                                strict=True):
+                    tags[j] = t
+            for (i, p), t in zip(owners, tags, strict=True):
+                out[i][p] = t
+        return out
 
     def tag(self, sentences: Sequence[Sequence[str]],
             predicates: Sequence[Sequence[int]] | None = None,

@@ -1,0 +1,177 @@
+"""Tagging speed of the `senna` command beside SENNA v3.0's (issue "The tagger as users run
+it", item 7): tokens per second for -pos, -chk, -ner, -srl alone and all four together, model
+load time and peak RSS, on the words of CoNLL-2003 eng.testa and the EWT dev set fed with
+-usrtokens (one sentence per line, tokens separated by spaces).
+
+    python bench/speed.py [--data ../shared/data] [--model-dir DIR] [--repeat 3]
+
+Every measurement is one `senna` process, single-threaded (OMP_NUM_THREADS,
+OPENBLAS_NUM_THREADS and MKL_NUM_THREADS are 1 in its environment), whose stdout goes to
+/dev/null.  A timing covers the whole command: process start, imports, model loading and
+tagging.  Load time is the same command on an empty input; "excl. load" subtracts it.
+Each configuration runs `--repeat` times and the best (smallest) time counts, since other
+processes can only slow a run down.  CPU time (user + system) is reported too: on a busy
+machine it is what the process itself spent, while wall time also counts waiting for a core.
+
+Peak RSS comes from `/usr/bin/time -v` (Debian/Ubuntu: `apt-get install time`, the package
+that provides it; the shell builtin `time` does not report memory).  Without it, the
+per-child resource usage of `os.wait4` is used: the same counter as
+`resource.getrusage(RUSAGE_CHILDREN).ru_maxrss`, but for one child instead of the maximum
+over all children so far.
+
+SENNA v3.0's numbers are the reference of the issue; the targets are three times them
+(and less memory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ("conll2003/eng.testa", "ewt/ewt.dev.pos")
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+TIME = "/usr/bin/time"
+
+# (row label, senna options, SENNA v3.0 tokens/s, target tokens/s)
+ROWS = (
+    ("POS", ["-pos"], 46_400, 140_000),
+    ("CHK", ["-chk"], 26_400, 80_000),
+    ("NER", ["-ner"], 24_600, 75_000),
+    ("SRL", ["-srl"], 2_770, 8_300),
+    ("all four", [], 2_530, 7_600),
+)
+SENNA_RSS_MB, TARGET_RSS_MB = 192, 190
+
+
+@dataclass
+class Run:
+    """One command's wall and CPU seconds and peak resident memory."""
+
+    wall: float
+    cpu: float
+    rss_mb: float
+
+
+def read_sentences(path: Path) -> list[list[str]]:
+    """First column of a CoNLL-style file (blank line between sentences); -DOCSTART- lines
+    are document markers, not words."""
+    out: list[list[str]] = []
+    words: list[str] = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if parts and parts[0] != "-DOCSTART-":
+                words.append(parts[0])
+            elif words:
+                out.append(words)
+                words = []
+    if words:
+        out.append(words)
+    return out
+
+
+def senna_command() -> list[str]:
+    """The installed `senna` script, else the same entry point through this Python."""
+    exe = shutil.which("senna")
+    return [exe] if exe else [sys.executable, "-m", "senna.cli.main"]
+
+
+def run_once(cmd: list[str], stdin: Path) -> Run:
+    """Run `cmd` with `stdin` as input; measure it with /usr/bin/time -v when present."""
+    env = {**os.environ, **{v: "1" for v in THREAD_VARS}}
+    use_time = os.access(TIME, os.X_OK)
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report, open(stdin, "rb") as inp:
+        full = [TIME, "-v", "-o", report.name, *cmd] if use_time else cmd
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(full, stdin=inp, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        assert proc.stderr is not None
+        err = proc.stderr.read().decode("utf-8", "replace")
+        proc.stderr.close()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err}")
+        if not use_time:
+            return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+        text = report.read()
+    field = {m[1]: m[2] for m in re.finditer(r"^\s*(.+?): (.+)$", text, re.M)}
+    cpu = float(field["User time (seconds)"]) + float(field["System time (seconds)"])
+    return Run(wall, cpu, int(field["Maximum resident set size (kbytes)"]) / 1024)
+
+
+def best_of(cmd: list[str], stdin: Path, repeat: int) -> Run:
+    """Smallest wall and CPU time and the largest RSS over `repeat` runs."""
+    runs = [run_once(cmd, stdin) for _ in range(repeat)]
+    return Run(min(r.wall for r in runs), min(r.cpu for r in runs), max(r.rss_mb for r in runs))
+
+
+def rate(tokens: int, seconds: float) -> str:
+    return f"{tokens / seconds:,.0f}" if seconds > 0 else "n/a"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", default=str(ROOT.parent / "shared" / "data"),
+                   help="data root holding conll2003/ and ewt/ (default: ../shared/data "
+                        "relative to the repository root)")
+    p.add_argument("--model-dir", help="models' root directory, passed to senna -path "
+                                       "(default: the shipped models)")
+    p.add_argument("--repeat", type=int, default=3, help="runs per measurement (best counts)")
+    p.add_argument("--limit", type=int, default=0,
+                   help="use only the first N sentences (quick checks; 0: all)")
+    a = p.parse_args(argv)
+
+    sentences = [s for src in SOURCES for s in read_sentences(Path(a.data) / src)]
+    if a.limit:
+        sentences = sentences[: a.limit]
+    tokens = sum(len(s) for s in sentences)
+    base = senna_command() + ["-usrtokens"] + (["-path", a.model_dir] if a.model_dir else [])
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        text, empty = Path(tmp) / "input.txt", Path(tmp) / "empty.txt"
+        text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
+        empty.write_text("", encoding="utf-8")
+        results = []
+        for label, opts, senna, target in ROWS:
+            print(f"{label} ...", file=sys.stderr, flush=True)
+            load = best_of(base + opts, empty, a.repeat)
+            full = best_of(base + opts, text, a.repeat)
+            results.append((label, senna, target, load, full))
+    load_after = os.getloadavg()
+
+    print(f"{len(sentences):,} sentences, {tokens:,} tokens ({', '.join(SOURCES)}); "
+          f"best of {a.repeat}; one process, one thread; load average "
+          f"{load_before[0]:.1f} before, {load_after[0]:.1f} after, on {os.cpu_count()} CPUs\n")
+    print("| tokens/s | SENNA v3.0 | target | whole command (wall) | excl. load (wall) "
+          "| excl. load (CPU) | target met (excl. load, wall / CPU) |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for label, senna, target, load, full in results:
+        wall, cpu = full.wall - load.wall, full.cpu - load.cpu
+        met = " / ".join("yes" if s > 0 and tokens / s >= target else "no" for s in (wall, cpu))
+        print(f"| {label} | {senna:,} | ≥ {target:,} | {rate(tokens, full.wall)} "
+              f"| {rate(tokens, wall)} | {rate(tokens, cpu)} | {met} |")
+    everything = results[-1]
+    print(f"| load time, all four (s; empty input, wall / CPU) | | "
+          f"| {everything[3].wall:.2f} / {everything[3].cpu:.2f} | | | |")
+    rss = max(r[4].rss_mb for r in results)
+    print(f"| peak RSS (MB, largest run) | {SENNA_RSS_MB} | < {TARGET_RSS_MB} | {rss:.0f} | | "
+          f"| {'yes' if rss < TARGET_RSS_MB else 'no'} |")
+    print("\nPeak RSS per run (MB): " + ", ".join(f"{r[0]} {r[4].rss_mb:.0f}" for r in results)
+          + f".  Measured with {TIME + ' -v' if os.access(TIME, os.X_OK) else 'os.wait4'}; "
+          "command: " + " ".join(base))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
