@@ -167,9 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     rss = max(r[4].rss_mb for r in results)
     print(f"| peak RSS (MB, largest run) | {SENNA_RSS_MB} | < {TARGET_RSS_MB} | {rss:.0f} | | "
           f"| {'yes' if rss < TARGET_RSS_MB else 'no'} |")
-    print("\nPeak RSS per run (MB): " + ", ".join(f"{r[0]} {r[4].rss_mb:.0f}" for r in results)
-          + f".  Measured with {TIME + ' -v' if os.access(TIME, os.X_OK) else 'os.wait4'}; "
-          "command: " + " ".join(base))
+    print("\nWhole command: tokens / wall time of the run (process start, imports, model "
+          "loading, tagging).  Excl. load: tokens / (that time minus the same command's on an "
+          "empty input).  CPU: user + system time, what the process itself spent.  Targets "
+          "are checked on the excl.-load columns.  Peak RSS per run (MB): "
+          + ", ".join(f"{r[0]} {r[4].rss_mb:.0f}" for r in results)
+          + f" ({TIME + ' -v' if os.access(TIME, os.X_OK) else 'os.wait4'}).  Command: "
+          + " ".join(base) + " [options] < sentences")
     return 0
 
 

@@ -146,6 +146,22 @@ def test_linear_max_over_time_matches_brute_force(models):
     np.testing.assert_allclose(got, dense_sentence_emissions(model, ids, preds), atol=1e-5)
 
 
+def test_srl_sentences_of_different_lengths_share_one_pass(models):
+    """Padding shorter sentences (b = -inf) changes no score of a real word (up to float
+    rounding: BLAS may sum in another order for another number of rows)."""
+    model = TaskModel.load(models / "srl")
+    rng = np.random.default_rng(1)
+    sents = [list(rng.choice(WORDS, n)) for n in (3, 40, 1, 12, 7)]
+    ids = [model.encode(w, {"pt0": ["O"] * len(w)}) for w in sents]
+    preds = [[0, 2], [1, 20, 39], [0], [], [6, 3]]
+    got = kernels.sentence_scores(ids, preds, model.w, model.cfg, model.tables)
+    want = [row for x, p in zip(ids, preds, strict=True)
+            for row in kernels.sentence_emissions(x, p, model.w, model.cfg, model.tables)]
+    assert len(got) == len(want) == 8
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g[: len(w)], w, atol=1e-5)
+
+
 def dense_sentence_emissions(model, ids, preds):
     """Oracle: the max over every position t, distances clipped one by one."""
     cfg, w = model.cfg, model.w

@@ -94,27 +94,39 @@ def sentence_tables(w: Weights, cfg: NetConfig) -> tuple[np.ndarray, np.ndarray,
     return w_x, g_w, g_p
 
 
-def sentence_emissions(ids: np.ndarray, predicates: np.ndarray, w: Weights, cfg: NetConfig,
-                       tables: tuple | None = None, rows: int = 4096) -> np.ndarray:
-    """Sentence approach for one sentence ids [T, F] and its predicates [P] -> [P, T, K].
+def sentence_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]],
+                    w: Weights, cfg: NetConfig, tables: tuple | None = None,
+                    rows: int = 4096) -> np.ndarray:
+    """Sentence approach for sentences ids [T_s, F] and their predicates -> scores
+    [sum P_s, T, K], one row per predicate (sentence after sentence), T the longest
+    sentence; rows past a sentence's end hold no meaning.
 
     h[i] = max_t (a[t] + g_p[t - p] + g_w[t - i]).  Beyond |t - i| > reach the word-distance
     row is constant (clipped), so the max over those t is a running max of b = a + g_p plus
     a constant: prefix/suffix maxima cover them and only the nearest positions are
     scanned, one offset t - i at a time over whole [P, T, C] blocks (contiguous, and no
-    offsets beyond the sentence's length).  Predicates go in groups of about `rows` / T,
-    so time and memory grow linearly with T (no 1024-token limit, unlike SENNA).
+    offsets beyond the sentence's length).  Shorter sentences are padded with b = -inf,
+    which no max picks, so several sentences share every operation (call with sentences of
+    similar length).  Predicates go in groups of about `rows` / T: time and memory grow
+    linearly with T (no 1024-token limit, unlike SENNA).
     """
     reach = cfg.max_dist + cfg.window // 2
     w_x, g_w, g_p = tables or sentence_tables(w, cfg)
-    t = len(ids)
-    a = window_inputs(ids, [t], w, cfg) @ w_x.T + w["conv.bias"]           # [T, C]
+    lengths = np.array([len(x) for x in ids])
+    t = int(lengths.max(initial=0))
+    a = window_inputs(np.concatenate(ids), lengths, w, cfg) @ w_x.T + w["conv.bias"]
+    start = np.cumsum(lengths) - lengths
+    owner = np.repeat(np.arange(len(ids)), [len(p) for p in predicates])   # sentence of row
+    pred = np.array([p for ps in predicates for p in ps], dtype=np.intp)
+    out = np.empty((len(pred), t, len(w["l2.bias"])), dtype=np.float32)
     pos = np.arange(t)
-    out = np.empty((len(predicates), t, len(w["l2.bias"])), dtype=np.float32)
     group = max(1, rows // max(t, 1))
-    for k in range(0, len(predicates), group):
-        p = np.asarray(predicates[k : k + group])
-        b = a + g_p[np.clip(pos - p[:, None], -reach, reach) + reach]     # [P, T, C]
+    for k in range(0, len(pred), group):
+        s, p = owner[k : k + group], pred[k : k + group]
+        real = pos < lengths[s][:, None]                                  # [P, T]
+        rows_of = np.where(real, start[s][:, None] + pos, 0)
+        b = a[rows_of] + g_p[np.clip(pos - p[:, None], -reach, reach) + reach]   # [P, T, C]
+        b[~real] = -np.inf
         h = b + g_w[reach]                                                # t = i
         tmp = np.empty_like(b)
         for o in range(1, min(reach, t - 1) + 1):                         # t = i +- o
@@ -127,9 +139,16 @@ def sentence_emissions(ids: np.ndarray, predicates: np.ndarray, w: Weights, cfg:
             right = np.maximum.accumulate(b[:, ::-1], axis=1)[:, ::-1][:, reach + 1 :] + g_w[-1]
             np.maximum(h[:, reach + 1 :], left, out=h[:, reach + 1 :])
             np.maximum(h[:, : t - reach - 1], right, out=h[:, : t - reach - 1])
+        h[~real] = 0.0                                                    # padding: finite
         hid = h.reshape(-1, h.shape[2]) @ w["l1.weight"].T
         hid += w["l1.bias"]
         scores = hardtanh(hid) @ w["l2.weight"].T
         scores += w["l2.bias"]
         out[k : k + len(p)] = scores.reshape(len(p), t, -1)
     return out
+
+
+def sentence_emissions(ids: np.ndarray, predicates: Sequence[int], w: Weights, cfg: NetConfig,
+                       tables: tuple | None = None) -> np.ndarray:
+    """Sentence approach for one sentence ids [T, F] and its predicates [P] -> [P, T, K]."""
+    return sentence_scores([ids], [predicates], w, cfg, tables)

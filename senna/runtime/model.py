@@ -82,22 +82,41 @@ class TaskModel:
                                                      [cols[i] for i in live])))
         return [next(tags) if len(s) else [] for s in sentences]
 
-    def role_emissions(self, words: Sequence[str], predicates: Sequence[int],
-                       columns: Mapping[str, Sequence[str]] | None = None) -> list[np.ndarray]:
-        """One non-empty sentence and its predicate positions -> emissions [T, K] for each
-        predicate."""
+    def role_scores(self, sentences: Sequence[Sequence[str]], predicates: Sequence[Sequence[int]],
+                    columns: Sequence[Mapping[str, Sequence[str]]]
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """Non-empty sentences, their predicate positions and input columns -> emissions
+        [sum P, T, K], one row per predicate padded to the longest sentence, and the rows'
+        lengths."""
+        sizes = [len(s) for s in sentences]
+        lengths = np.repeat(sizes, [len(p) for p in predicates])
         if self.sentence_level:
-            ids = self.encode(words, columns)
-            return list(kernels.sentence_emissions(ids, np.asarray(predicates), self.w,
-                                                   self.cfg, self.tables))
-        n = len(predicates)
-        ids = self.featurizer.encode_many([words] * n, [columns or {}] * n, list(predicates))
-        scores = kernels.window_scores(ids, [len(words)] * n, self.w, self.cfg)
-        return np.split(scores, n) if n else []
+            ids = self.featurizer.encode_many(sentences, columns)
+            ids_list = np.split(ids, np.cumsum(sizes)[:-1])
+            scores = kernels.sentence_scores(ids_list, predicates, self.w, self.cfg, self.tables)
+            return scores, lengths
+        rows = [(s, c, p) for s, c, ps in zip(sentences, columns, predicates, strict=True)
+                for p in ps]
+        ids = self.featurizer.encode_many([r[0] for r in rows], [r[1] for r in rows],
+                                          [r[2] for r in rows])
+        t = int(lengths.max(initial=0))
+        padded = np.zeros((len(rows), t, len(self.tags)), dtype=np.float32)
+        padded[np.arange(t) < lengths[:, None]] = kernels.window_scores(ids, lengths, self.w,
+                                                                        self.cfg)
+        return padded, lengths
+
+    def predict_roles_many(self, sentences: Sequence[Sequence[str]],
+                           predicates: Sequence[Sequence[int]],
+                           columns: Sequence[Mapping[str, Sequence[str]]]
+                           ) -> list[list[list[str]]]:
+        """Non-empty sentences and their predicate positions -> per sentence, one tag column
+        per predicate; one network pass and one Viterbi pass for all of them."""
+        tags = iter(self.decode_padded(*self.role_scores(sentences, predicates, columns)))
+        return [[next(tags) for _ in ps] for ps in predicates]
 
     def predict_roles(self, words: Sequence[str], predicates: Sequence[int],
                       columns: Mapping[str, Sequence[str]] | None = None) -> list[list[str]]:
         """One sentence and its predicate positions -> one tag column per predicate."""
         if not predicates or not words:
             return []
-        return self.decode(self.role_emissions(words, predicates, columns))
+        return self.predict_roles_many([words], [list(predicates)], [columns or {}])[0]

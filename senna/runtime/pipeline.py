@@ -4,10 +4,11 @@ Only the models a request needs are loaded.  A model whose features read another
 output column (CHUNK and PT0 read `pos`, SRL with the 'senna' preset reads `pt0`) gets the
 upstream model's predictions; SRL always needs POS to choose its predicates.  Each window
 model runs once over a whole batch of sentences (split only beyond `max_tokens` tokens, to
-bound memory) and decodes it in buckets of similar sentence length; SRL runs per sentence.
+bound memory) and decodes it in buckets of similar sentence length; SRL takes the
+predicates of all sentences together, in buckets of similar length.
 
 Unlike SENNA, sentences are never cut at 1024 tokens: window models are linear in length,
-and so is the SRL kernel's max over time (senna.runtime.kernels.sentence_emissions).
+and so is the SRL kernel's max over time (senna.runtime.kernels.sentence_scores).
 """
 
 from __future__ import annotations
@@ -181,32 +182,22 @@ class Pipeline:
 
     def roles(self, words: list[list[str]], columns: list[Columns],
               predicates: list[list[int]]) -> list[dict[int, list[str]]]:
-        """Per sentence, predicate index -> IOBES role tags.  Emissions are computed per
-        sentence, in groups of predicates of at most `max_tokens` rows (predicates x words),
-        and decoded together across sentences, in buckets of similar length: Viterbi's cost
-        per step is mostly fixed, so decoding one predicate at a time would dominate."""
+        """Per sentence, predicate index -> IOBES role tags.  Predicates of all sentences are
+        taken together, in buckets of similar sentence length of at most `max_tokens` rows
+        (predicates x words): the network and Viterbi then share each operation across
+        sentences instead of paying its fixed cost per predicate."""
         model = self.models["srl"]
-        units = []                                      # (sentence, group of predicates)
-        for i, preds in enumerate(predicates):
-            if preds and words[i]:
-                step = max(1, self.max_tokens // len(words[i]))
-                units += [(i, preds[k : k + step]) for k in range(0, len(preds), step)]
+        rows = [(i, p) for i, preds in enumerate(predicates) if words[i] for p in preds]
         out: list[dict[int, list[str]]] = [{} for _ in words]
-        sizes = [len(group) * len(words[i]) for i, group in units]
-        for lo, hi in token_ranges(sizes, self.max_tokens):
-            owners: list[tuple[int, int]] = []
-            emissions: list = []
-            for i, group in units[lo:hi]:
-                emissions += model.role_emissions(words[i], group, columns[i])
-                owners += [(i, p) for p in group]
-            tags: list[list[str]] = [[] for _ in emissions]
-            for bucket in length_buckets([len(e) for e in emissions], self.max_tokens):
-                for j, t in zip(bucket, model.decode([emissions[j] for j in bucket]),
-                                strict=True):
-                    tags[j] = t
-            for (i, p), t in zip(owners, tags, strict=True):
-                out[i][p] = t
-        return out
+        for bucket in length_buckets([len(words[i]) for i, _ in rows], self.max_tokens):
+            chosen: dict[int, list[int]] = {}
+            for j in sorted(bucket):
+                chosen.setdefault(rows[j][0], []).append(rows[j][1])
+            tags = model.predict_roles_many([words[i] for i in chosen], list(chosen.values()),
+                                            [columns[i] for i in chosen])
+            for (i, preds), cols in zip(chosen.items(), tags, strict=True):
+                out[i].update(zip(preds, cols, strict=True))
+        return [dict(sorted(r.items())) for r in out]
 
     def tag(self, sentences: Sequence[Sequence[str]],
             predicates: Sequence[Sequence[int]] | None = None,
