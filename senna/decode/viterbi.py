@@ -27,6 +27,7 @@ def dominance(transitions: np.ndarray) -> np.ndarray:
     return np.where(low < d, np.nextafter(low, np.float32(np.inf)), low)
 
 
+DENSE = 24  # up to this many tags every previous tag is a candidate (pruning costs more)
 TIER = 4   # candidates examined for every row; rows keeping more get a second pass
 
 
@@ -53,18 +54,26 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
     Why pruned: a full step costs B*K*K (K = 179 SRL tags: 32,000 sums per word), yet a
     previous tag i can only win somewhere if score[b, i] + dom[f, i] >= score[b, f] for
     the best previous tag f; about two tags pass on average.  The test is loosened by 64
-    rounding units of the largest sum involved (`slack` bounds |transitions| and dom), so
-    every i whose rounded sum could tie or win is kept: the result is exactly the full
-    step's, first-index tie-breaking included.  Every row gets TIER candidates (padded
+    rounding units of the largest sum involved (the batch's largest |max score| plus
+    `slack`, which bounds |transitions| and dom), so every i whose rounded sum could tie
+    or win is kept: the result is exactly the full step's, first-index tie-breaking
+    included.  Every row gets TIER candidates (padded
     with f, which changes nothing); the few rows keeping more get a pass of their own.
-    Rows with non-finite scores keep every tag.
+    Rows with non-finite scores keep every tag.  With at most DENSE tags (NER: 17) the
+    full step is cheaper than the pruning and is done directly.
     """
-    b = len(score)
+    b, k = score.shape
+    if k <= DENSE:
+        return _best(score, transitions, np.repeat(np.arange(k)[:, None], b, 1))
     lead = score.argmax(1)
-    top = score[np.arange(b), lead]
-    bound = top - 64 * eps * (np.abs(top) + slack)
-    keep = score + dom[lead] >= bound[:, None]
-    keep |= ~np.isfinite(bound)[:, None]
+    top = score.max(1)
+    peak = float(np.abs(top).max())
+    finite = np.isfinite(peak)
+    if not finite:                                                    # rare: inf/NaN rows
+        peak = float(np.abs(top[np.isfinite(top)]).max(initial=0.0))
+    keep = score + dom[lead] >= (top - 64 * eps * (peak + slack))[:, None]
+    if not finite:
+        keep[~np.isfinite(top)] = True
     count = np.count_nonzero(keep, 1)
     rows, tags = np.nonzero(keep)                                     # by row
     rank = np.arange(len(rows)) - np.repeat(np.cumsum(count) - count, count)
@@ -98,7 +107,8 @@ def viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray,
     lengths = np.asarray(lengths)
     order = np.argsort(-lengths, kind="stable")
     running = np.searchsorted(-lengths[order], -np.arange(t), side="left")  # length > i
-    score = start + emissions[order, 0]                               # [B, K]
+    emissions = emissions[order]                                      # longest first
+    score = start + emissions[:, 0]                                   # [B, K]
     dom = dominance(transitions) if dom is None else dom
     finite = np.isfinite(dom).all()
     slack = 4.0 * float(np.abs(transitions).max()) + 1.0 if finite and k else 1.0
@@ -108,7 +118,7 @@ def viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray,
         n = running[i]
         best, back[i, :n] = _step(score[:n], transitions, dom, slack, eps)
         back[i, n:] = np.arange(k)
-        score[:n] = best + emissions[order[:n], i]
+        score[:n] = best + emissions[:n, i]
     paths = np.empty((b, t), dtype=np.intp)
     if t:
         paths[:, t - 1] = score.argmax(1)
