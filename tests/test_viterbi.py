@@ -62,3 +62,8 @@ def test_batch_equals_one_by_one():
     for j, n in enumerate(lengths):
         alone = viterbi(emissions[j : j + 1, :n], lengths[j : j + 1], trans, start)[0]
         np.testing.assert_array_equal(together[j], alone)
+
+
+def test_empty_batch():
+    assert viterbi(np.zeros((0, 3, 4), np.float32), np.zeros(0, int), np.zeros((4, 4)),
+                   np.zeros(4)) == []

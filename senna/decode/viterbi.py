@@ -105,6 +105,8 @@ def viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray,
     """
     b, t, k = emissions.shape
     lengths = np.asarray(lengths)
+    if b == 0 or t == 0:
+        return [np.empty(0, dtype=np.intp) for _ in range(b)]
     order = np.argsort(-lengths, kind="stable")
     running = np.searchsorted(-lengths[order], -np.arange(t), side="left")  # length > i
     emissions = emissions[order]                                      # longest first
@@ -120,8 +122,7 @@ def viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray,
         back[i, n:] = np.arange(k)
         score[:n] = best + emissions[:n, i]
     paths = np.empty((b, t), dtype=np.intp)
-    if t:
-        paths[:, t - 1] = score.argmax(1)
+    paths[:, t - 1] = score.argmax(1)
     rows = np.arange(b)
     for i in range(t - 1, 0, -1):
         paths[:, i - 1] = back[i, rows, paths[:, i]]
