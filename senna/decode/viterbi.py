@@ -28,7 +28,6 @@ def dominance(transitions: np.ndarray) -> np.ndarray:
 
 
 DENSE = 24  # up to this many tags every previous tag is a candidate (pruning costs more)
-TIER = 4   # candidates examined for every row; rows keeping more get a second pass
 
 
 def _best(score: np.ndarray, transitions: np.ndarray, idx: np.ndarray
@@ -57,8 +56,8 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
     rounding units of the largest sum involved (the batch's largest |max score| plus
     `slack`, which bounds |transitions| and dom), so every i whose rounded sum could tie
     or win is kept: the result is exactly the full step's, first-index tie-breaking
-    included.  Every row gets TIER candidates (padded
-    with f, which changes nothing); the few rows keeping more get a pass of their own.
+    included.  Every row gets W candidates (padded with f, which changes nothing) and rows
+    keeping more get a second pass, W chosen to minimise the work of both passes.
     Rows with non-finite scores keep every tag.  With at most DENSE tags (NER: 17) the
     full step is cheaper than the pruning and is done directly.
     """
@@ -77,7 +76,9 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
     count = np.count_nonzero(keep, 1)
     rows, tags = np.nonzero(keep)                                     # by row
     rank = np.arange(len(rows)) - np.repeat(np.cumsum(count) - count, count)
-    width = min(int(count.max()), TIER)
+    most = int(count.max())
+    over = b - np.cumsum(np.bincount(count, minlength=most + 1))     # rows keeping > w
+    width = int(np.argmin(np.arange(1, most + 1) * b + most * over[1:])) + 1
     idx = np.repeat(lead[None, :], width, 0)                          # [W, B]
     sel = rank < width
     idx[rank[sel], rows[sel]] = tags[sel]
@@ -87,7 +88,7 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
         slot = np.zeros(b, dtype=np.intp)
         slot[wide] = np.arange(len(wide))
         sel = count[rows] > width
-        idx = np.repeat(lead[None, wide], int(count.max()), 0)
+        idx = np.repeat(lead[None, wide], most, 0)
         idx[rank[sel], slot[rows[sel]]] = tags[sel]
         best[wide], arg[wide] = _best(score[wide], transitions, idx)
     return best, arg
