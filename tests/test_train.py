@@ -111,3 +111,18 @@ def test_initial_embeddings_fill_the_word_table(tmp_path):
     table = net.emb.tables[0].weight.detach().numpy()
     scaled = vectors / vectors.std()
     np.testing.assert_allclose(table[words.id("peter")], scaled[1], rtol=1e-6)
+
+
+def test_gazetteer_dropout_only_touches_gazetteer_flags():
+    from senna import features as F
+    from senna.features import Featurizer, Gazetteer
+    from senna.train.loop import drop_flags
+
+    gaz = Gazetteer({"LOC": {("Paris",)}})
+    specs = [F.word(), F.gazetteer_feature("LOC")]
+    fz = Featurizer.fit(specs, [], gaz, words=None)
+    ids = np.array([[[5, 3], [3, 2], [7, 3]]])
+    drop_flags(ids, fz, 0.0, np.random.default_rng(0))
+    assert ids[0, :, 1].tolist() == [3, 2, 3]
+    drop_flags(ids, fz, 1.0, np.random.default_rng(0))
+    assert ids[0, :, 1].tolist() == [2, 2, 2] and ids[0, :, 0].tolist() == [5, 3, 7]
