@@ -1,0 +1,99 @@
+"""Dev scores of the shipped models, as the runtime computes them: with gold input columns
+(as during training, the number on each model card) and through the cascade (POS and PT0
+predicted by the shipped POS and PT0 models, as `senna` runs them on new text).
+
+    python bench/shipped.py --data ../shared/data
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import time
+from pathlib import Path
+
+from senna.io.conll import read_dataset, split_train_dev
+from senna.runtime.model import TaskModel
+from senna.runtime.predict import predict_gold_inputs
+from senna.scoring import score_predictions
+from senna.tasks import get_task
+from senna.train.setup import attach_columns
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def dev_sentences(model_dir: Path, data: Path) -> list:
+    settings = json.loads((model_dir / "config.json").read_text())["training"]["config"]
+
+    def resolve(p: str) -> Path:
+        parts = Path(p).parts
+        return data.joinpath(*parts[parts.index("data") + 1 :])
+
+    task = get_task(settings["task"])
+    if settings.get("dev"):
+        dev = read_dataset(resolve(settings["dev"]), task.fmt)
+    else:
+        _, dev = split_train_dev(read_dataset(resolve(settings["train"]), task.fmt),
+                                 settings["dev_fraction"])
+    if settings.get("extra_columns"):
+        attach_columns(dev, str(resolve(settings["extra_columns"].split(",")[1])))
+    return dev
+
+
+def set_column(sentence, name: str, values: list[str]) -> None:
+    if hasattr(sentence, "columns"):
+        sentence.columns[name] = values
+    elif name == "pos":
+        sentence.pos = values
+    else:
+        sentence.extra = {**getattr(sentence, "extra", {}), name: values}
+
+
+def with_predicted(sentences: list, models: dict[str, TaskModel], names: list[str]) -> list:
+    """Copies of the sentences whose input columns `names` come from the shipped models."""
+    out = copy.deepcopy(sentences)
+    words = [s.words for s in out]
+    pos = models["pos"].predict(words)
+    pt0 = models["pt0"].predict(words, [{"pos": p} for p in pos]) if "pt0" in names else []
+    for k, s in enumerate(out):
+        if "pos" in names:
+            set_column(s, "pos", pos[k])
+        if "pt0" in names:
+            set_column(s, "pt0", pt0[k])
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    p.add_argument("--models", default=str(ROOT / "senna" / "models"))
+    a = p.parse_args()
+    data, root = Path(a.data), Path(a.models)
+    models = {t: TaskModel.load(root / t) for t in ("pos", "chunk", "ner", "pt0", "srl")}
+    print("| model | features | dev set | gold inputs | predicted inputs (cascade) | seconds |")
+    print("|---|---|---|---|---|---|")
+    for name, model in models.items():
+        task = get_task(name)
+        dev = dev_sentences(root / name, data)
+        t0 = time.perf_counter()
+        gold, _ = score_predictions(task, dev, predict_gold_inputs(model, task, dev))
+        reads = [s.arg for s in model.featurizer.specs if s.kind == "column"]
+        cascade = "—"
+        if reads:
+            pred_dev = with_predicted(dev, models, reads)
+            score, _ = score_predictions(task, pred_dev,
+                                         predict_gold_inputs(model, task, pred_dev))
+            cascade = f"{score['score']:.2f} (predicted {', '.join(reads).upper()})"
+        feats = ", ".join(s.name for s in model.featurizer.specs)
+        cfg = json.loads((root / name / "config.json").read_text())["training"]["config"]
+        dev_name = Path(cfg["dev"]).name if cfg.get("dev") else "last 10% of train"
+        print(f"| {name.upper()} | {feats} | {dev_name} | {gold['score']:.2f} | {cascade} "
+              f"| {time.perf_counter() - t0:.1f} |")
+    print("\nPOS: token accuracy; others: F1 (conlleval / srl-eval semantics). SRL uses the gold "
+          "predicates of the dev set.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
