@@ -13,32 +13,12 @@ import json
 import time
 from pathlib import Path
 
-from senna.io.conll import read_dataset, split_train_dev
+from senna.datasets import recorded_dev_set
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
-from senna.tasks import get_task
-from senna.train.setup import attach_columns
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def dev_sentences(model_dir: Path, data: Path) -> list:
-    settings = json.loads((model_dir / "config.json").read_text())["training"]["config"]
-
-    def resolve(p: str) -> Path:
-        parts = Path(p).parts
-        return data.joinpath(*parts[parts.index("data") + 1 :])
-
-    task = get_task(settings["task"])
-    if settings.get("dev"):
-        dev = read_dataset(resolve(settings["dev"]), task.fmt)
-    else:
-        _, dev = split_train_dev(read_dataset(resolve(settings["train"]), task.fmt),
-                                 settings["dev_fraction"])
-    if settings.get("extra_columns"):
-        attach_columns(dev, str(resolve(settings["extra_columns"].split(",")[1])))
-    return dev
 
 
 def set_column(sentence, name: str, values: list[str]) -> None:
@@ -74,8 +54,7 @@ def main() -> int:
     print("| model | features | dev set | gold inputs | predicted inputs (cascade) | seconds |")
     print("|---|---|---|---|---|---|")
     for name, model in models.items():
-        task = get_task(name)
-        dev = dev_sentences(root / name, data)
+        task, dev = recorded_dev_set(root / name, data)
         t0 = time.perf_counter()
         gold, _ = score_predictions(task, dev, predict_gold_inputs(model, task, dev))
         reads = [s.arg for s in model.featurizer.specs if s.kind == "column"]

@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
     fmt = a.format or task.fmt
     gold = read_dataset(a.gold, fmt)
     if a.extra_columns:
-        from senna.train.setup import attach_columns
+        from senna.datasets import attach_columns
         attach_columns(gold, a.extra_columns)
     if a.pred:
         predicted = predicted_from_file(task, gold, a.pred, fmt)

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from senna.datasets import load_splits
 from senna.decode.crf import sll_nll, wll_nll
 from senna.features import Featurizer, Gazetteer
 from senna.io.checkpoint import SavedModel, load_model, save_model
@@ -27,7 +28,7 @@ from senna.tasks import TaskSpec, get_task
 from senna.train.card import write_card
 from senna.train.data import batches, make_examples
 from senna.train.scoring import evaluate_model
-from senna.train.setup import initial_embeddings, load_splits, word_vocab
+from senna.train.setup import initial_embeddings, word_vocab
 from senna.vocab import TagSet
 
 

@@ -1,4 +1,4 @@
-"""Training inputs: data splits, the word dictionary, initial embeddings."""
+"""Training inputs: the word dictionary and initial embeddings."""
 
 from __future__ import annotations
 
@@ -9,37 +9,9 @@ import torch
 
 from senna.embeddings import embedding_matrix, read_embeddings
 from senna.features import Featurizer
-from senna.io.conll import read_dataset, read_pt0, split_train_dev
 from senna.nn.networks import Tagger
-from senna.tasks import TaskSpec
 from senna.text.normalize import normalize_word
 from senna.vocab import Vocab
-
-
-def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
-    """Add another file's tag column (e.g. PT0 for SRL) to sentences with the same words."""
-    other = read_pt0(path)
-    if len(other) != len(sentences):
-        raise ValueError(f"{path}: {len(other)} sentences, expected {len(sentences)}")
-    for i, (s, o) in enumerate(zip(sentences, other, strict=True)):
-        if o.words != s.words:
-            raise ValueError(f"{path}: sentence {i + 1} has other words than the task data")
-        s.extra = {name: o.columns[name]}
-
-
-def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
-    train = read_dataset(cfg.train, task.fmt)
-    if cfg.dev:
-        dev = read_dataset(cfg.dev, task.fmt)
-    else:
-        train, dev = split_train_dev(train, cfg.dev_fraction)
-    if cfg.extra_columns:  # "train.pt0,dev.pt0"
-        paths = cfg.extra_columns.split(",")
-        if len(paths) != 2 or not cfg.dev:
-            raise ValueError("extra_columns takes 'TRAIN_FILE,DEV_FILE' and needs a dev file")
-        attach_columns(train, paths[0])
-        attach_columns(dev, paths[1])
-    return train, dev
 
 
 def word_vocab(cfg, train_sents: list) -> Vocab:

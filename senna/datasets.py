@@ -1,0 +1,59 @@
+"""A task's train/dev sentences as a training run's settings name them (no PyTorch here:
+evaluation, regression tests and benchmarks rebuild a model's dev set from its config)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from senna.io.conll import read_dataset, read_pt0, split_train_dev
+from senna.tasks import TaskSpec, get_task
+
+
+def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
+    """Add another file's tag column (e.g. PT0 for SRL) to sentences with the same words."""
+    other = read_pt0(path)
+    if len(other) != len(sentences):
+        raise ValueError(f"{path}: {len(other)} sentences, expected {len(sentences)}")
+    for i, (s, o) in enumerate(zip(sentences, other, strict=True)):
+        if o.words != s.words:
+            raise ValueError(f"{path}: sentence {i + 1} has other words than the task data")
+        s.extra = {name: o.columns[name]}
+
+
+def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
+    """cfg has train, dev (None: the last dev_fraction of train), dev_fraction, extra_columns."""
+    train = read_dataset(cfg.train, task.fmt)
+    if cfg.dev:
+        dev = read_dataset(cfg.dev, task.fmt)
+    else:
+        train, dev = split_train_dev(train, cfg.dev_fraction)
+    if cfg.extra_columns:  # "train.pt0,dev.pt0"
+        paths = cfg.extra_columns.split(",")
+        if len(paths) != 2 or not cfg.dev:
+            raise ValueError("extra_columns takes 'TRAIN_FILE,DEV_FILE' and needs a dev file")
+        attach_columns(train, paths[0])
+        attach_columns(dev, paths[1])
+    return train, dev
+
+
+def rebase(path: str | None, data_root: Path) -> str | None:
+    """'../shared/data/ewt/x' or '/any/where/data/ewt/x' -> str(data_root / 'ewt/x')."""
+    if not path:
+        return path
+    parts = Path(path).parts
+    return str(data_root.joinpath(*parts[parts.index("data") + 1 :])) if "data" in parts else path
+
+
+def recorded_dev_set(model_dir: str | Path, data_root: str | Path) -> tuple[TaskSpec, list]:
+    """The dev sentences a saved model was scored on, read from `data_root`."""
+    config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
+    settings = dict(config["training"]["config"])
+    for key in ("train", "dev"):
+        settings[key] = rebase(settings.get(key), Path(data_root))
+    extra = settings.get("extra_columns")
+    if extra:
+        settings["extra_columns"] = ",".join(rebase(p, Path(data_root)) for p in extra.split(","))
+    task = get_task(config["task"])
+    return task, load_splits(SimpleNamespace(**settings), task)[1]
