@@ -23,12 +23,25 @@ def raw_document(text: str) -> Document:
                            for sent in tokenize(text)])
 
 
+def _usrtokens(line: str) -> list[Token]:
+    """`split_pretokenized` as document tokens.  On ASCII text the separators are exactly
+    what `str.split()` splits at, so that faster path finds the same tokens and offsets."""
+    if not line.isascii():
+        return [Token(t.text, t.start, t.end) for t in split_pretokenized(line)]
+    out, pos, find = [], 0, line.find
+    for word in line.split():
+        pos = find(word, pos)
+        end = pos + len(word)
+        out.append(Token(word, pos, end))
+        pos = end
+    return out
+
+
 def pretokenized_document(tokens: Text) -> Document:
     """Untagged one-sentence document.  A string is split at whitespace (SENNA's
     -usrtokens, offsets into it); a list is taken as is and joined by spaces."""
     if isinstance(tokens, str):
-        words = [Token(t.text, t.start, t.end) for t in split_pretokenized(tokens)]
-        return Document(tokens, [Sentence(words)] if words else [])
+        return Document(tokens, [Sentence(words)] if (words := _usrtokens(tokens)) else [])
     out, pos = [], 0
     for word in tokens:
         out.append(Token(word, pos, pos + len(word)))
@@ -66,8 +79,7 @@ class Tagger:
         sents = [(d.text, s) for d in docs for s in d.sentences]
         tagged = iter(self.pipeline.tag(
             [s.words for _, s in sents], predicates,
-            offsets=[[(t.start, t.end) for t in s.tokens] for _, s in sents],
-            sources=[text for text, _ in sents]))
+            sources=[text for text, _ in sents], tokens=[s.tokens for _, s in sents]))
         return [Document(d.text, [next(tagged) for _ in d.sentences]) for d in docs]
 
     def pipe(self, texts: Iterable[Text], batch_size: int = 64) -> Iterator[Document]:

@@ -15,7 +15,7 @@ from senna.tags import tags_to_spans
 TOKEN_TASKS = ("pos", "chunk", "ner", "pt0")
 
 
-@dataclass
+@dataclass(slots=True)
 class Token:
     """A word, its character offsets in the source text, and one tag per task (None when
     the task was not run); offsets are None for input given as bare words."""

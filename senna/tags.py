@@ -75,7 +75,11 @@ def tags_to_spans(tags: Sequence[str]) -> list[Span]:
     start: int | None = None
     label = ""
     prev, prev_type = "O", ""
+    last = "O"
     for i, tag in enumerate(tags):
+        if tag == "O" == last and start is None:   # O after O outside a chunk: no change
+            continue
+        last = tag
         cur, kind = split_tag(tag)
         starts = _start_of_chunk(prev, prev_type, cur, kind)
         if start is not None and (starts or _end_of_chunk(prev, prev_type, cur, kind)):

@@ -9,6 +9,7 @@ bounded for endless streams.
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import os
 import select
@@ -229,6 +230,7 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
     tasks = requested_tasks(a)
     started = time.perf_counter()
     tagger = load(a.model_dir, tasks)
+    gc.freeze()   # the loaded models and modules: the collector need not scan them again
     if a.verbose:
         for task in tagger.pipeline.order:
             m = tagger.pipeline.models[task]

@@ -38,10 +38,16 @@ def _best(score: np.ndarray, transitions: np.ndarray, idx: np.ndarray
     smallest tag reaching the max, found as a max of K - tag."""
     w, b = idx.shape
     k = transitions.shape[1]
-    cand = score[np.arange(b), idx][:, :, None] + transitions[idx]   # [W, B, K]
+    cand = transitions[idx].astype(np.result_type(score, transitions), copy=False)  # [W, B, K]
+    cand += score[np.arange(b), idx][:, :, None]
     best = cand.max(0)
-    weight = (k - idx).astype(np.min_scalar_type(k))[:, :, None]
-    arg = k - ((cand == best) * weight).max(0)
+    small = np.min_scalar_type(k)
+    weight = (k - idx).astype(small)[:, :, None]
+    hit = (cand == best).view(np.uint8)
+    if small == np.uint8:                                             # in place: no new array
+        arg = k - np.multiply(hit, weight, out=hit).max(0)
+    else:
+        arg = k - (hit * weight).max(0)
     return best, np.minimum(arg, k - 1)                               # (NaN rows: no hit)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import attrgetter
 
 from senna.document import Document, Sentence
@@ -98,10 +99,20 @@ def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
     return widths + [10] * (n_columns - len(widths))
 
 
-def _rows(cols: list[list[str]], widths: Sequence[int]) -> Iterator[str]:
-    """One line per token: fields right-aligned to `widths` (0: as is), tab-separated.
-    A printf-style format per sentence does the padding and joining in C, per line."""
-    line = "\t".join(f"%{w}s" if w else "%s" for w in widths) + "\n"
+@lru_cache(maxsize=256)
+def _line_format(widths: tuple[int, ...]) -> str:
+    """printf-style format of one token line: `%{w}s` fields (0: `%s`) joined by tabs."""
+    return "\t".join(f"%{w}s" if w else "%s" for w in widths) + "\n"
+
+
+@lru_cache(maxsize=256)
+def _senna_format(opts: OutputOptions, n_columns: int) -> str:
+    return _line_format(tuple(_widths(opts, n_columns)))
+
+
+def _rows(cols: list[list[str]], line: str) -> Iterator[str]:
+    """One line per token: the fields through the printf-style `line` format, which does
+    the padding and joining in C, per line."""
     return map(line.__mod__, zip(*cols, strict=True))
 
 
@@ -109,7 +120,7 @@ def write_senna(doc: Document, opts: OutputOptions) -> str:
     out: list[str] = []
     for sent in _nonempty(doc):
         cols = sentence_columns(sent, opts)
-        out += _rows(cols, _widths(opts, len(cols)))
+        out += _rows(cols, _senna_format(opts, len(cols)))
         out.append("\n")
     return "".join(out)
 
@@ -118,7 +129,7 @@ def write_conll(doc: Document, opts: OutputOptions) -> str:
     out: list[str] = []
     for sent in _nonempty(doc):
         cols = sentence_columns(sent, opts)
-        out += _rows(cols, [0] * len(cols))
+        out += _rows(cols, _line_format((0,) * len(cols)))
         out.append("\n")
     return "".join(out)
 

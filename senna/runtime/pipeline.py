@@ -202,15 +202,21 @@ class Pipeline:
     def tag(self, sentences: Sequence[Sequence[str]],
             predicates: Sequence[Sequence[int]] | None = None,
             offsets: Sequence[Sequence[tuple[int, int]]] | None = None,
-            sources: Sequence[str | None] | None = None) -> list[Sentence]:
+            sources: Sequence[str | None] | None = None,
+            tokens: Sequence[list[Token]] | None = None) -> list[Sentence]:
         """Tag a batch of sentences of words.  `predicates`: SRL predicate positions per
         sentence (default: POS tags VB*); `offsets`/`sources`: character spans of the words
-        in their source text, kept on the tokens and used for span texts."""
+        in their source text, kept on the tokens and used for span texts.  `tokens`: the
+        sentences' untagged `Token`s (words and offsets), which get the tags in place
+        instead of new tokens being made (`offsets` is then not read)."""
         columns, roles = self.annotate(sentences, predicates)
         out = []
         for i, words in enumerate(sentences):
-            spans = offsets[i] if offsets is not None else [(None, None)] * len(words)
-            tokens = [Token(w, s, e) for w, (s, e) in zip(words, spans, strict=True)]
+            if tokens is not None:
+                toks = tokens[i]
+            else:
+                spans = offsets[i] if offsets is not None else [(None, None)] * len(words)
+                toks = [Token(w, s, e) for w, (s, e) in zip(words, spans, strict=True)]
             source = sources[i] if sources is not None else None
-            out.append(build_sentence(tokens, columns[i], roles[i], source))
+            out.append(build_sentence(toks, columns[i], roles[i], source))
         return out
