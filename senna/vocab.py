@@ -13,8 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-PADDING = "PADDING"
-RARE = "RARE"
+from senna.text.normalize import PADDING, RARE
 
 
 class Vocab:

@@ -10,6 +10,7 @@ torch = pytest.importorskip("torch")
 
 from senna.io.checkpoint import load_model  # noqa: E402
 from senna.io.conll import read_dataset  # noqa: E402
+from senna.runtime.kernels import window_scores  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.predict import predict_gold_inputs  # noqa: E402
 from senna.tasks import get_task  # noqa: E402
@@ -59,7 +60,7 @@ def test_runtime_reproduces_training_scores_and_tags(tmp_path, name):
         if runtime.sentence_level:
             got = runtime_scores_sentence(runtime, e)
         else:
-            got = runtime.emissions([e.ids])[0]
+            got = window_scores(e.ids, [len(e.ids)], runtime.w, runtime.cfg)
         np.testing.assert_allclose(got, ref[row, : len(e.ids)], atol=1e-5, rtol=1e-5)
     assert predict_gold_inputs(runtime, task, sentences) == predict_tags(net, examples, saved)
 

@@ -64,14 +64,6 @@ def window_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
     return scores
 
 
-def window_emissions(ids: list[np.ndarray], w: Weights, cfg: NetConfig) -> list[np.ndarray]:
-    """Window approach: sentences of ids [T_b, F] -> emissions [T_b, K] each."""
-    if not ids:
-        return []
-    lengths = [len(x) for x in ids]
-    return np.split(window_scores(np.concatenate(ids), lengths, w, cfg), np.cumsum(lengths)[:-1])
-
-
 def distance_table(w: Weights, name: str, weight: np.ndarray, cfg: NetConfig) -> np.ndarray:
     """Convolution of the distance embeddings alone for d = -(M+h) .. M+h: [2(M+h)+1, C].
 

@@ -32,10 +32,6 @@ class TaskModel:
     def sentence_level(self) -> bool:
         return self.cfg.approach == "sentence"
 
-    @property
-    def needs_predicates(self) -> bool:
-        return self.sentence_level or any(s.kind == "pred_distance" for s in self.featurizer.specs)
-
     @classmethod
     def load(cls, path: str | os.PathLike) -> TaskModel:
         return cls(load_model(path))
@@ -43,10 +39,6 @@ class TaskModel:
     def encode(self, words: Sequence[str], columns: Mapping[str, Sequence[str]] | None = None,
                predicate: int | None = None) -> np.ndarray:
         return self.featurizer.encode(words, columns, predicate)
-
-    def emissions(self, ids: list[np.ndarray]) -> list[np.ndarray]:
-        """Window approach: sentences of ids [T, F] -> emissions [T, K]."""
-        return kernels.window_emissions(ids, self.w, self.cfg)
 
     def batch_emissions(self, sentences: Sequence[Sequence[str]],
                         columns: Sequence[Mapping[str, Sequence[str]]]) -> list[np.ndarray]:
