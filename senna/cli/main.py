@@ -12,6 +12,8 @@ SUBCOMMANDS: dict[str, str] = {
     "evaluate": "senna.cli.evaluate",
     "tag": "senna.cli.tag",
     "install-nltk-shim": "senna.cli.nltk_shim",
+    "neighbors": "senna.cli.neighbors",
+    "export-embeddings": "senna.cli.export_embeddings",
 }
 
 
