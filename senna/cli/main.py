@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 SUBCOMMANDS: dict[str, str] = {
     "train": "senna.cli.train",
+    "lm": "senna.cli.lm",
     "evaluate": "senna.cli.evaluate",
     "tag": "senna.cli.tag",
     "install-nltk-shim": "senna.cli.nltk_shim",

@@ -1,0 +1,288 @@
+"""Training the ranking language model: curriculum stages, checkpoints, data parallelism.
+
+* Curriculum (section 4.3): stage i trains with the dictionary of the ``size_i`` most frequent
+  words for ``windows_i`` windows, then the next stage starts from it (`grow_vocab`).
+* Work saved per step: a forward pass without gradients scores every window and corruption;
+  only windows that violate the margin for some corruption (the only ones with a gradient)
+  go through forward + backward again.  Late in training most windows are already ranked
+  right, so this halves the work.
+* Updates: plain SGD (no state), sparse on the lookup table so that a step touches only the
+  rows of the words it saw; the table's rate is per window (the loss is a batch mean).
+* Checkpoints every ``checkpoint_minutes`` and at each stage end hold the model, the stage,
+  the step and the random generators' states: a stopped run resumes where it stood and
+  draws the same windows it would have drawn.
+* Data parallel: ``procs`` > 1 starts that many local processes, or run under ``torchrun``
+  for several machines; each process draws its own windows and DDP averages gradients
+  (gloo on CPU, NCCL on GPU).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+
+from senna.lm.corpus import Corpus
+from senna.lm.model import RankingLM, grow_vocab, ranking_loss
+from senna.lm.sampler import WindowSampler
+
+CHECKPOINT = "checkpoint.pt"
+DEFAULT_STAGES = ((5_000, 20_000_000), (10_000, 20_000_000), (30_000, 30_000_000),
+                  (50_000, 30_000_000), (100_000, 100_000_000), (130_000, 100_000_000))
+
+
+@dataclass
+class LMConfig:
+    corpus: str = "runs/lm/corpus"
+    out: str = "runs/lm/model"
+    dim: int = 50
+    window: int = 11
+    hidden: int = 100
+    negatives: int = 4
+    batch: int = 1024               # windows per step and per process
+    lr: float = 0.2                 # hidden layers (on the batch-mean loss)
+    lr_emb: float = 0.2             # lookup table, per window
+    margin: float = 1.0
+    stages: list[tuple[int, int]] = field(default_factory=lambda: [list(s) for s in DEFAULT_STAGES])
+    seed: int = 1
+    threads: int = 0                # per process; 0 = cores / procs
+    procs: int = 1
+    device: str = "auto"            # auto | cpu | cuda
+    checkpoint_minutes: float = 10.0
+    max_minutes: float = 0.0        # stop (with a checkpoint) after this long; 0 = no limit
+    eval_windows: int = 20_000
+    log_every: int = 200            # steps between progress-bar updates
+
+    @classmethod
+    def from_json(cls, text: str) -> LMConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        data = json.loads(text)
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown LM settings: {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(name)
+
+
+def heldout_error(model: RankingLM, sampler: WindowSampler, size: int, n: int,
+                  negatives: int = 10, seed: int = 12345) -> dict[str, float]:
+    """Ranking error rate on held-out windows: share of corruptions scored >= the true window.
+
+    The windows and corruptions are a fixed draw (own seed) for a given dictionary size, so
+    numbers of one stage are comparable across runs and checkpoints.
+    """
+    gen = torch.Generator(device=sampler.ids.device).manual_seed(seed + size)
+    model.eval()
+    errors = violations = 0.0
+    with torch.no_grad():
+        for start in range(0, n, 8192):
+            m = min(8192, n - start)
+            win, neg = sampler.sample(m, size, negatives, gen)
+            s_pos, s_neg = model(win, neg)
+            gap = s_pos.unsqueeze(1) - s_neg
+            errors += float((gap <= 0).sum())
+            violations += float((gap < 1).sum())
+    model.train()
+    total = n * negatives
+    return {"error": errors / total, "margin_violations": violations / total}
+
+
+def _optimizer(model: RankingLM, cfg: LMConfig, world: int) -> torch.optim.SGD:
+    dense = [p for n, p in model.named_parameters() if not n.startswith("emb")]
+    return torch.optim.SGD([
+        {"params": dense, "lr": cfg.lr},
+        {"params": [model.emb.weight], "lr": cfg.lr_emb * cfg.batch * world},
+    ])
+
+
+def _save(path: Path, state: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)  # atomic: an interrupted save never corrupts the last checkpoint
+
+
+def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True) -> RankingLM:
+    """Run (or resume) the curriculum of `cfg`; rank 0 writes checkpoints and the log."""
+    device = pick_device(cfg.device)
+    if device.type == "cuda" and world > 1:
+        device = torch.device("cuda", rank % torch.cuda.device_count())
+    if device.type == "cpu":
+        torch.set_num_threads(cfg.threads or max(1, (os.cpu_count() or 1) // world))
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    corpus = Corpus(cfg.corpus)
+    sizes = [min(int(s), len(corpus.words)) for s, _ in cfg.stages]
+    train = WindowSampler(corpus.ids("train"), cfg.window, device)
+    heldout = WindowSampler(corpus.ids("heldout"), cfg.window, device)
+    gen = torch.Generator(device=device)
+    ckpt_path = out / CHECKPOINT
+    history: list[dict] = []
+    if ckpt_path.exists():
+        state = torch.load(ckpt_path, map_location=device, weights_only=True)
+        stage, step = state["stage"], state["step"]
+        model = RankingLM(state["vocab_size"], cfg.dim, cfg.window, cfg.hidden).to(device)
+        model.load_state_dict(state["model"])
+        gen.set_state(state["generators"][rank % len(state["generators"])].cpu())
+        history = state["history"]
+        if rank == 0 and progress:
+            print(f"resuming from {ckpt_path}: stage {stage + 1}, step {step}")
+    else:
+        stage, step = 0, 0
+        torch.manual_seed(cfg.seed)
+        model = RankingLM(sizes[0], cfg.dim, cfg.window, cfg.hidden).to(device)
+        gen.manual_seed(cfg.seed * 1000 + rank)
+    if rank == 0:
+        (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
+
+    stopper = _Stopper(cfg.max_minutes)
+    while stage < len(sizes):
+        size = sizes[stage]
+        if model.emb.num_embeddings < size:
+            torch.manual_seed(cfg.seed + stage)
+            model = grow_vocab(model, size)
+        steps = math.ceil(cfg.stages[stage][1] / (cfg.batch * world))
+        step = _run_stage(model, cfg, train, gen, size, stage, step, steps, rank, world,
+                          history, ckpt_path, progress, stopper)
+        if step < steps:  # stopped early: the checkpoint is written, rerun to resume
+            if rank == 0 and progress:
+                print(f"stopped at stage {stage + 1}, step {step}/{steps}; "
+                      f"checkpoint in {ckpt_path}")
+            return model
+        if rank == 0:
+            scores = heldout_error(model, heldout, size, cfg.eval_windows)
+            history.append({"stage": stage + 1, "dictionary": size,
+                            "windows": steps * cfg.batch * world, **scores,
+                            "time": time.time()})
+            if progress:
+                print(f"stage {stage + 1}: dictionary {size:,}, held-out ranking error "
+                      f"{100 * scores['error']:.2f}% (margin violations "
+                      f"{100 * scores['margin_violations']:.2f}%)")
+        stage, step = stage + 1, 0
+        _checkpoint(model, gen, stage, step, history, ckpt_path, rank, world)
+    return model
+
+
+def _gather_generators(gen: torch.Generator, world: int) -> list[torch.Tensor]:
+    state = gen.get_state()
+    if world == 1:
+        return [state]
+    states = [torch.empty_like(state) for _ in range(world)]
+    dist.all_gather(states, state)  # gloo: CPU byte tensors
+    return states
+
+
+def _checkpoint(model: RankingLM, gen: torch.Generator, stage: int, step: int,
+                history: list[dict], path: Path, rank: int, world: int) -> None:
+    states = _gather_generators(gen, world)
+    if rank == 0:
+        _save(path, {"model": model.state_dict(), "vocab_size": model.emb.num_embeddings,
+                     "stage": stage, "step": step, "generators": states,
+                     "history": history, "world": world})
+
+
+def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: torch.Generator,
+               size: int, stage: int, step: int, steps: int, rank: int, world: int,
+               history: list[dict], ckpt_path: Path, progress: bool, stopper: _Stopper
+               ) -> int:
+    from tqdm import tqdm
+
+    net: torch.nn.Module = model
+    if world > 1:
+        net = torch.nn.parallel.DistributedDataParallel(model)
+    opt = _optimizer(model, cfg, world)
+    bar = tqdm(total=steps * cfg.batch * world, initial=step * cfg.batch * world,
+               unit="win", unit_scale=True, desc=f"stage {stage + 1} ({size:,} words)",
+               disable=not progress or rank != 0, smoothing=0.05)
+    last_ckpt = time.time()
+    loss_sum = active_sum = 0.0
+    while step < steps:
+        win, neg = sampler.sample(cfg.batch, size, cfg.negatives, gen)
+        with torch.no_grad():
+            s_pos, s_neg = model(win, neg)
+            active = ((s_pos.unsqueeze(1) - s_neg) < cfg.margin).any(1)
+        idx = active.nonzero().squeeze(1)
+        if world > 1 or len(idx):  # under DDP every process must take part in every step
+            s_pos, s_neg = net(win[idx], neg[idx])
+            loss = ranking_loss(s_pos, s_neg, cfg.margin, cfg.batch)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            loss_sum += float(loss.detach())
+        active_sum += len(idx) / cfg.batch
+        step += 1
+        if step % cfg.log_every == 0 or step == steps:
+            n = cfg.log_every if step % cfg.log_every == 0 else step % cfg.log_every
+            bar.update(n * cfg.batch * world)
+            bar.set_postfix(loss=f"{loss_sum / n:.3f}", active=f"{active_sum / n:.2f}")
+            loss_sum = active_sum = 0.0
+            # 1: checkpoint due, 2: stop requested (time limit or SIGTERM)
+            flag = torch.tensor(2.0 if stopper.stop() else float(
+                time.time() - last_ckpt > 60 * cfg.checkpoint_minutes))
+            if world > 1:
+                dist.broadcast(flag, 0)  # every process must join the checkpoint's gather
+            if flag.item() and step < steps:
+                _checkpoint(model, gen, stage, step, history, ckpt_path, rank, world)
+                last_ckpt = time.time()
+                if flag.item() == 2:
+                    break
+    bar.close()
+    return step
+
+
+class _Stopper:
+    """Asks a run to checkpoint and stop: after `minutes`, or on SIGTERM (e.g. `kill`)."""
+
+    def __init__(self, minutes: float):
+        self.deadline = time.time() + 60 * minutes if minutes > 0 else math.inf
+        self.signalled = False
+        try:
+            signal.signal(signal.SIGTERM, self._on_signal)
+        except ValueError:  # not the main thread: rely on the deadline
+            pass
+
+    def _on_signal(self, signum, frame) -> None:
+        self.signalled = True
+
+    def stop(self) -> bool:
+        return self.signalled or time.time() > self.deadline
+
+
+def _worker(rank: int, world: int, cfg: LMConfig, port: int, progress: bool) -> None:
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", str(port))
+    backend = "nccl" if pick_device(cfg.device).type == "cuda" else "gloo"
+    dist.init_process_group(backend, rank=rank, world_size=world)
+    try:
+        train_lm(cfg, rank, world, progress)
+    finally:
+        dist.destroy_process_group()
+
+
+def launch(cfg: LMConfig, progress: bool = True, port: int = 29533) -> None:
+    """Train in this process, or under DDP: torchrun's environment, else `cfg.procs` local ones."""
+    if "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
+        backend = "nccl" if pick_device(cfg.device).type == "cuda" else "gloo"
+        dist.init_process_group(backend)
+        try:
+            train_lm(cfg, dist.get_rank(), dist.get_world_size(), progress)
+        finally:
+            dist.destroy_process_group()
+    elif cfg.procs > 1:
+        import torch.multiprocessing as mp
+
+        mp.spawn(_worker, args=(cfg.procs, cfg, port, progress), nprocs=cfg.procs, join=True)
+    else:
+        train_lm(cfg, 0, 1, progress)

@@ -1,0 +1,202 @@
+"""The ranking language model: corpus preparation, sampling, the corruption shortcut,
+learning, exact resume, DDP over gloo, and the `senna lm` commands."""
+
+from __future__ import annotations
+
+import lzma
+import random
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from senna.cli.main import main as senna_main  # noqa: E402
+from senna.lm.corpus import Corpus, prepare_corpus  # noqa: E402
+from senna.lm.model import RankingLM, grow_vocab, ranking_loss  # noqa: E402
+from senna.lm.sampler import WindowSampler  # noqa: E402
+from senna.lm.train import CHECKPOINT, LMConfig, launch, train_lm  # noqa: E402
+
+SUBJECTS = ["the cat", "a dog", "the old man", "my sister", "John", "Paris"]
+VERBS = ["sees", "likes", "eats", "visits", "finds"]
+OBJECTS = ["the fish", "a red apple", "the small house", "London", "2 books", "the river"]
+
+
+def synthetic_text(n_articles: int = 60, seed: int = 0) -> str:
+    """Articles of subject-verb-object sentences: word order is learnable in seconds."""
+    rng = random.Random(seed)
+    arts = []
+    for _ in range(n_articles):
+        paras = []
+        for _ in range(3):
+            paras.append(" ".join(f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} "
+                                  f"{rng.choice(OBJECTS)}." for _ in range(4)))
+        arts.append("\n".join(paras))
+    return "\n\n".join(arts) + "\n"
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("lm")
+    text = synthetic_text()
+    half = text.index("\n\n", len(text) // 2)
+    (d / "a.txt").write_text(text[:half] + "\n")
+    with lzma.open(d / "b.txt.xz", "wt", encoding="utf-8") as f:
+        f.write(text[half + 2:])
+    prepare_corpus([d / "a.txt", d / "b.txt.xz"], d / "corpus", workers=1, heldout_every=5,
+                   progress=False)
+    return d / "corpus"
+
+
+def test_prepared_corpus_is_normalised_padded_and_frequency_ordered(corpus_dir):
+    c = Corpus(corpus_dir)
+    assert c.words[:2] == ["PADDING", "RARE"]
+    assert list(c.counts[2:]) == sorted(c.counts[2:], reverse=True)
+    assert "NUMBER" in c.words and "paris" in c.words and "Paris" not in c.words
+    ids = np.asarray(c.ids("train"))
+    assert (ids[:5] == 0).all() and (ids[-5:] == 0).all()
+    # sentences are separated by `pad` PADDING ids (2 * pad where two shards meet)
+    edges = np.flatnonzero(np.diff(np.r_[0, (ids == 0).astype(int), 0]))
+    runs = edges[1::2] - edges[::2]
+    assert runs.min() == 5 and (runs % 5 == 0).all() and (runs == 5).mean() > 0.9
+    assert c.meta["words"]["heldout"] > 0 and c.meta["words"]["train"] > c.meta["words"]["heldout"]
+    assert len(c.caps("train")) == len(ids)
+    total = sum(c.meta["words"].values())
+    assert total == sum(len(s.split()) + 1 for s in synthetic_text().replace("\n", " ")
+                        .split(".") if s.strip())  # words + the sentence's period
+
+
+def test_sampler_draws_in_dictionary_centres_and_maps_the_rest_to_rare(corpus_dir):
+    c = Corpus(corpus_dir)
+    s = WindowSampler(np.asarray(c.ids()), 5)
+    gen = torch.Generator().manual_seed(0)
+    win, neg = s.sample(500, 6, 3, gen)
+    assert win.shape == (500, 5) and neg.shape == (500, 3)
+    assert ((win[:, 2] >= 2) & (win[:, 2] < 6)).all()
+    assert (win < 6).all() and ((neg >= 2) & (neg < 6)).all()
+
+
+def test_corruption_shortcut_equals_scoring_the_corrupted_window():
+    torch.manual_seed(0)
+    m = RankingLM(40, dim=6, window=5, hidden=7)
+    win = torch.randint(0, 40, (8, 5))
+    neg = torch.randint(2, 40, (8, 3))
+    s_pos, s_neg = m(win, neg)
+    for k in range(3):
+        corrupted = win.clone()
+        corrupted[:, 2] = neg[:, k]
+        full, _ = m(corrupted, neg[:, :1])
+        torch.testing.assert_close(s_neg[:, k], full, rtol=1e-5, atol=1e-5)
+    manual = torch.relu(1 - s_pos[:, None] + s_neg).sum(1).mean()
+    torch.testing.assert_close(ranking_loss(s_pos, s_neg), manual)
+    torch.testing.assert_close(ranking_loss(s_pos[:2], s_neg[:2], batch=8),
+                               torch.relu(1 - s_pos[:2, None] + s_neg[:2]).sum() / 8)
+
+
+def test_grow_vocab_keeps_old_rows_and_starts_new_ones_near_rare():
+    torch.manual_seed(0)
+    m = RankingLM(10, dim=4, window=3, hidden=5)
+    g = grow_vocab(m, 15)
+    assert torch.equal(g.emb.weight[:10], m.emb.weight)
+    assert torch.equal(g.l1.weight, m.l1.weight)
+    assert (g.emb.weight[10:] - m.emb.weight[1]).abs().max() < 1.0
+    with pytest.raises(ValueError):
+        grow_vocab(m, 5)
+
+
+def small_config(corpus_dir, out, **kw) -> LMConfig:
+    base = dict(corpus=str(corpus_dir), out=str(out), dim=8, window=5, hidden=16, batch=64,
+                negatives=3, stages=[[10, 6400], [30, 6400]], threads=1, eval_windows=2000,
+                log_every=5, seed=3)
+    base.update(kw)
+    return LMConfig(**base)
+
+
+@pytest.mark.slow
+def test_training_lowers_the_heldout_ranking_error(corpus_dir, tmp_path):
+    from senna.lm.train import heldout_error
+
+    c = Corpus(corpus_dir)
+    n = len(c.words)
+    cfg = small_config(corpus_dir, tmp_path / "m", stages=[[n, 60_000]])
+    held = WindowSampler(np.asarray(c.ids("heldout")), cfg.window)
+    torch.manual_seed(cfg.seed)
+    before = heldout_error(RankingLM(n, 8, 5, 16), held, n, 2000)["error"]
+    model = train_lm(cfg, progress=False)
+    after = heldout_error(model, held, n, 2000)["error"]
+    assert after < 0.5 * before, (before, after)
+
+
+def _final_weights(out) -> dict:
+    return torch.load(out / CHECKPOINT, weights_only=True)["model"]
+
+
+@pytest.mark.slow
+def test_a_stopped_run_resumes_exactly(corpus_dir, tmp_path, monkeypatch):
+    import senna.lm.train as lm_train
+
+    straight = small_config(corpus_dir, tmp_path / "straight")
+    train_lm(straight, progress=False)
+    calls = {"n": 0}
+
+    def stop_on_third_check(self) -> bool:
+        calls["n"] += 1
+        return calls["n"] == 3
+
+    monkeypatch.setattr(lm_train._Stopper, "stop", stop_on_third_check)
+    stopped = small_config(corpus_dir, tmp_path / "stopped")
+    train_lm(stopped, progress=False)
+    state = torch.load(tmp_path / "stopped" / CHECKPOINT, weights_only=True)
+    assert (state["stage"], state["step"]) == (0, 15)  # stopped inside stage 1
+    monkeypatch.undo()
+    train_lm(stopped, progress=False)
+    a, b = _final_weights(tmp_path / "straight"), _final_weights(tmp_path / "stopped")
+    assert a.keys() == b.keys()
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+
+
+@pytest.mark.slow
+def test_ddp_over_gloo_with_two_processes(corpus_dir, tmp_path):
+    cfg = small_config(corpus_dir, tmp_path / "ddp", procs=2, batch=32)
+    launch(cfg, progress=False, port=29611)
+    state = torch.load(tmp_path / "ddp" / CHECKPOINT, weights_only=True)
+    assert state["world"] == 2 and state["stage"] == 2 and len(state["generators"]) == 2
+    assert not torch.equal(state["generators"][0], state["generators"][1])
+    n = len(Corpus(corpus_dir).words)  # the 30-word stage is capped at the corpus's words
+    assert [h["dictionary"] for h in state["history"]] == [10, n]
+    assert state["model"]["emb.weight"].shape == (n, 8)
+    assert state["history"][-1]["windows"] == 6400
+
+
+def test_lm_commands_end_to_end(corpus_dir, tmp_path, capsys):
+    src = tmp_path / "t.txt"
+    src.write_text(synthetic_text(20, seed=1))
+    assert senna_main(["lm", "prepare", str(src), "--out", str(tmp_path / "c"),
+                       "--workers", "1", "--heldout-every", "4"]) == 0
+    assert senna_main(["lm", "train", "--corpus", str(tmp_path / "c"), "--out",
+                       str(tmp_path / "m"), "--dim", "8", "--window", "5", "--hidden", "8",
+                       "--batch", "32", "--stages", "8:640,20:640", "--eval-windows", "100",
+                       "--threads", "1"]) == 0
+    assert senna_main(["lm", "export", "--model", str(tmp_path / "m"),
+                       "--to", str(tmp_path / "emb")]) == 0
+    assert senna_main(["lm", "export", "--model", str(tmp_path / "m"), "--format", "text",
+                       "--to", str(tmp_path / "emb.txt")]) == 0
+    capsys.readouterr()
+    assert senna_main(["neighbors", "the", "--embeddings", str(tmp_path / "emb"), "-k", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("the")
+    from senna.embeddings import read_embeddings
+
+    words, vectors = read_embeddings(tmp_path / "emb.txt")
+    assert vectors.shape == (20, 8) and words[2] == Corpus(tmp_path / "c").words[2]
+
+
+def test_lm_command_errors_are_one_line(tmp_path, capsys):
+    assert senna_main(["lm", "train", "--corpus", str(tmp_path), "--out",
+                       str(tmp_path / "m")]) == 1
+    assert "not a prepared corpus" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        senna_main(["lm", "train", "--stages", "10:5,5:5"])
+    assert senna_main(["lm", "prepare", str(tmp_path / "missing.txt"), "--out",
+                       str(tmp_path / "c")]) == 1
