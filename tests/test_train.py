@@ -108,10 +108,49 @@ def test_initial_embeddings_fill_the_word_table(tmp_path):
     net, saved = build(cfg, task, read_dataset(cfg.train, task.fmt))
     words = saved.featurizer.vocabs["word"]
     assert "zzzunseen" in words  # embedding words join the dictionary
-    assert initial_embeddings(net, saved.featurizer, cfg.embeddings) == 3
+    assert initial_embeddings(net, saved.featurizer, cfg.embeddings)[0] == 3
     table = net.emb.tables[0].weight.detach().numpy()
     scaled = vectors / vectors.std()
     np.testing.assert_allclose(table[words.id("peter")], scaled[1], rtol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fixed", [False, True])
+def test_models_from_an_embeddings_directory_store_only_changed_rows(tmp_path, fixed):
+    from senna.embeddings import save_embeddings
+
+    rng = np.random.default_rng(0)
+    words = ["PADDING", "RARE"] + [f"w{i}" for i in range(300)] + ["the", "peter", "."]
+    save_embeddings(tmp_path / "emb", words, rng.normal(size=(len(words), 8)),
+                    dtype="float16")
+    cfg = small_config(tmp_path, "ner-window-sll", embeddings=str(tmp_path / "emb"),
+                       fixed_embeddings=fixed)
+    train(cfg)
+    with np.load(Path(cfg.out) / "weights.npz") as z:
+        assert "emb.tables.0.weight" not in z.files
+        rows = z["emb.tables.0.rows"]
+    saved = load_model(cfg.out)
+    vocab = saved.featurizer.vocabs["word"]
+    assert len(vocab) > 300 and len(rows) < len(vocab) - 290  # the w-words are untouched
+    table = saved.weights["emb.tables.0.weight"]
+    net = network_from_saved(saved)  # same table as training left it
+    from senna.io.checkpoint import base_table
+
+    start, found = base_table(saved.info["word_base"], vocab, Path(cfg.out))
+    changed = (table != start).any(1) & found
+    assert changed.any() != fixed
+    np.testing.assert_array_equal(net.emb.tables[0].weight.detach().numpy(), table)
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    (tmp_path / "emb").rename(moved / "emb")
+    Path(cfg.out).rename(moved / "model")  # moving both keeps the relative reference
+    np.testing.assert_array_equal(load_model(moved / "model").weights["emb.tables.0.weight"],
+                                  table)
+    (moved / "emb").rename(tmp_path / "gone")
+    from senna.io.checkpoint import ModelError
+
+    with pytest.raises(ModelError, match="needs the embeddings"):
+        load_model(moved / "model")
 
 
 def test_gazetteer_dropout_only_touches_gazetteer_flags():

@@ -7,13 +7,19 @@ import json
 from dataclasses import MISSING, fields
 
 
+def _flag(text: str) -> bool:
+    if text.lower() not in ("1", "0", "true", "false", "yes", "no"):
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return text.lower() in ("1", "true", "yes")
+
+
 def parser() -> argparse.ArgumentParser:
     from senna.train.loop import TrainConfig
 
     p = argparse.ArgumentParser(prog="senna train", description="Train a tagger on CoNLL data.")
     p.add_argument("--config", help="JSON file of settings; command-line options override it")
     for f in fields(TrainConfig):
-        kind = {"int": int, "float": float}.get(str(f.type).split(" ")[0], str)
+        kind = {"int": int, "float": float, "bool": _flag}.get(str(f.type).split(" ")[0], str)
         default = None if f.default is MISSING else f.default
         p.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=kind, default=None,
                        help=f"(default: {default})")

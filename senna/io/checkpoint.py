@@ -6,10 +6,16 @@
     gazetteer.lst   only for models with gazetteer features
 
 `load_model` rebuilds everything from the directory alone and rejects unknown versions.
+
+A model whose word table started from a senna embeddings directory (`senna train
+--embeddings DIR`) stores only the rows that differ from those embeddings (the words seen
+in training; config key "word_base"), and reads the rest from DIR: five taggers that share
+one 130k-word embedding table then cost one table plus their fine-tuned rows on disk.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import zipfile
@@ -40,20 +46,82 @@ class SavedModel:
     info: dict = field(default_factory=dict)   # scheme, training record, dev scores ...
 
 
+def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
+    """The word table a model started from -> (table [V, D] float32, rows found in the base).
+
+    `base` = {"embeddings": path (relative to the model directory, or absolute),
+    "divisor": the scale `senna.train.setup.initial_embeddings` divided the vectors by}.
+    Rows of words missing from the embeddings are zero (a model always stores those).
+    """
+    where = Path(base["embeddings"])
+    where = where if where.is_absolute() else model_dir / where
+    try:
+        stamp = (where / "vectors.npz").stat().st_mtime_ns if where.is_dir() else 0
+        words, vectors = _cached_embeddings(str(where.resolve()), stamp)
+    except (ValueError, OSError) as e:
+        raise ModelError(f"{model_dir}: needs the embeddings it was trained from ({e})") from None
+    vectors = vectors / base["divisor"]
+    index = {w: i for i, w in enumerate(words)}
+    rows = np.array([index.get(w, -1) for w in vocab.items], dtype=np.int64)
+    found = rows >= 0
+    table = np.zeros((len(vocab), vectors.shape[1]), dtype=np.float32)
+    table[found] = vectors[rows[found]]
+    return table, found
+
+
+@functools.lru_cache(maxsize=2)
+def _cached_embeddings(path: str, stamp: int) -> tuple[list[str], np.ndarray]:
+    """Read once per process (five shipped taggers share one table); `stamp` = file mtime."""
+    from senna.embeddings import read_embeddings
+
+    return read_embeddings(path)
+
+
+def _pack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir: Path
+          ) -> dict[str, np.ndarray]:
+    """Replace the word table by the rows that differ from the base table."""
+    key = f"emb.tables.{base['table']}.weight"
+    table = np.asarray(weights[key], dtype=np.float32)
+    start, found = base_table(base, vocab, model_dir)
+    keep = np.flatnonzero(~found | (table != start).any(1))
+    out = {k: v for k, v in weights.items() if k != key}
+    out[f"emb.tables.{base['table']}.rows"] = keep.astype(np.int32)
+    out[f"emb.tables.{base['table']}.values"] = table[keep]
+    return out
+
+
+def _unpack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir: Path) -> None:
+    j = base["table"]
+    rows, values = weights.pop(f"emb.tables.{j}.rows"), weights.pop(f"emb.tables.{j}.values")
+    table, _ = base_table(base, vocab, model_dir)
+    table[rows] = values
+    weights[f"emb.tables.{j}.weight"] = table
+
+
 def save_model(path: str | os.PathLike, model: SavedModel) -> None:
     """Write atomically enough for training: files are replaced one by one."""
     path = Path(path)
+    weights = model.weights
+    base = model.info.get("word_base")
+    if base is not None:
+        spec = model.featurizer.specs[base["table"]]
+        weights = _pack(weights, base, model.featurizer.vocabs[spec.name], path)
     (path / "vocab").mkdir(parents=True, exist_ok=True)
     for spec in model.featurizer.specs:
         model.featurizer.vocabs[spec.name].save(path / "vocab" / f"{spec.name}.lst")
     if model.featurizer.gazetteer is not None:
         model.featurizer.gazetteer.save(path / "gazetteer.lst")
     tmp = path / "weights.tmp.npz"
-    np.savez(tmp, **{k: np.asarray(v, dtype=np.float32) for k, v in model.weights.items()})
+    np.savez(tmp, **{k: v if k.endswith(".rows") else np.asarray(v, dtype=np.float32)
+                     for k, v in weights.items()})
     os.replace(tmp, path / "weights.npz")
+    info = dict(model.info)
+    if base is not None:  # relative, so that a model directory moves with its embeddings
+        info["word_base"] = {**base, "embeddings": os.path.relpath(
+            Path(base["embeddings"]).resolve(), path.resolve())}
     config = {"format": FORMAT, "version": VERSION, "task": model.task,
               "net": model.net.to_dict(), "features": model.featurizer.config(),
-              "tags": model.tags.items, **model.info}
+              "tags": model.tags.items, **info}
     (path / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
 
 
@@ -94,6 +162,11 @@ def load_model(path: str | os.PathLike) -> SavedModel:
                            TagSet(config["tags"]), _read_weights(path),
                            {k: v for k, v in config.items()
                             if k not in ("format", "version", "task", "net", "features", "tags")})
+        base = model.info.get("word_base")
+        if base is not None:
+            where = Path(base["embeddings"])
+            base["embeddings"] = str(where if where.is_absolute() else (path / where).resolve())
+            _unpack(model.weights, base, vocabs[specs[base["table"]].name], path)
     except ModelError:
         raise
     except (KeyError, TypeError, ValueError, OSError) as e:

@@ -100,7 +100,7 @@ def heldout_error(model: RankingLM, sampler: WindowSampler, size: int, n: int,
     return {"error": errors / total, "margin_violations": violations / total}
 
 
-def _optimizer(model: RankingLM, cfg: LMConfig, world: int) -> torch.optim.SGD:
+def make_optimizer(model: RankingLM, cfg: LMConfig, world: int) -> torch.optim.SGD:
     dense = [p for n, p in model.named_parameters() if not n.startswith("emb")]
     return torch.optim.SGD([
         {"params": dense, "lr": cfg.lr},
@@ -193,6 +193,26 @@ def _checkpoint(model: RankingLM, gen: torch.Generator, stage: int, step: int,
                      "history": history, "world": world})
 
 
+def train_step(model: RankingLM, net: torch.nn.Module, opt: torch.optim.Optimizer,
+               sampler: WindowSampler, gen: torch.Generator, size: int, cfg: LMConfig,
+               world: int = 1) -> tuple[float, float]:
+    """One batch: score all windows without gradients, learn from the margin violators;
+    -> (loss, share of windows that violated the margin).  `net` is `model` or its DDP."""
+    win, neg = sampler.sample(cfg.batch, size, cfg.negatives, gen)
+    with torch.no_grad():
+        s_pos, s_neg = model(win, neg)
+        active = ((s_pos.unsqueeze(1) - s_neg) < cfg.margin).any(1)
+    idx = active.nonzero().squeeze(1)
+    if world == 1 and not len(idx):
+        return 0.0, 0.0
+    s_pos, s_neg = net(win[idx], neg[idx])  # under DDP every process joins every step
+    loss = ranking_loss(s_pos, s_neg, cfg.margin, cfg.batch)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return float(loss.detach()), len(idx) / cfg.batch
+
+
 def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: torch.Generator,
                size: int, stage: int, step: int, steps: int, rank: int, world: int,
                history: list[dict], ckpt_path: Path, progress: bool, stopper: _Stopper
@@ -202,26 +222,16 @@ def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: tor
     net: torch.nn.Module = model
     if world > 1:
         net = torch.nn.parallel.DistributedDataParallel(model)
-    opt = _optimizer(model, cfg, world)
+    opt = make_optimizer(model, cfg, world)
     bar = tqdm(total=steps * cfg.batch * world, initial=step * cfg.batch * world,
                unit="win", unit_scale=True, desc=f"stage {stage + 1} ({size:,} words)",
                disable=not progress or rank != 0, smoothing=0.05)
     last_ckpt = time.time()
     loss_sum = active_sum = 0.0
     while step < steps:
-        win, neg = sampler.sample(cfg.batch, size, cfg.negatives, gen)
-        with torch.no_grad():
-            s_pos, s_neg = model(win, neg)
-            active = ((s_pos.unsqueeze(1) - s_neg) < cfg.margin).any(1)
-        idx = active.nonzero().squeeze(1)
-        if world > 1 or len(idx):  # under DDP every process must take part in every step
-            s_pos, s_neg = net(win[idx], neg[idx])
-            loss = ranking_loss(s_pos, s_neg, cfg.margin, cfg.batch)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            loss_sum += float(loss.detach())
-        active_sum += len(idx) / cfg.batch
+        loss, active = train_step(model, net, opt, sampler, gen, size, cfg, world)
+        loss_sum += loss
+        active_sum += active
         step += 1
         if step % cfg.log_every == 0 or step == steps:
             n = cfg.log_every if step % cfg.log_every == 0 else step % cfg.log_every

@@ -8,6 +8,7 @@ the last state checkpointed (resume continues from it), and the dev curve plotte
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 import time
@@ -41,7 +42,8 @@ class TrainConfig:
     approach: str | None = None      # default: the task's
     criterion: str = "sll"
     features: str = "basic"
-    embeddings: str | None = None    # word2vec/GloVe text file to initialise the word table
+    embeddings: str | None = None    # senna embeddings dir or word2vec/GloVe text file
+    fixed_embeddings: bool = False   # keep the initial word table (Table 13's "fixed" row)
     gazetteer: str | None = None
     extra_columns: str | None = None  # e.g. a .pt0 file aligned with SRL sentences
     epochs: int = 30
@@ -83,10 +85,18 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list) -> tuple[Tagger, 
                         conv=cfg.conv if (cfg.approach or task.approach) == "sentence" else 0)
     torch.manual_seed(cfg.seed)
     net = build_network(net_cfg, sparse=cfg.optimizer == "sgd")
-    if cfg.embeddings:
-        initial_embeddings(net, featurizer, cfg.embeddings)
     info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
             "training": {"config": asdict(cfg), "command": command_line()}}
+    j = next(i for i, s in enumerate(specs) if s.kind == "word")
+    if cfg.embeddings:
+        _, divisor = initial_embeddings(net, featurizer, cfg.embeddings)
+        if os.path.isdir(cfg.embeddings):  # saved as the rows that differ from these
+            info["word_base"] = {"embeddings": os.path.abspath(cfg.embeddings),
+                                 "divisor": divisor, "table": j}
+    if cfg.fixed_embeddings:
+        if not cfg.embeddings:
+            raise ValueError("fixed_embeddings needs embeddings to keep")
+        net.emb.tables[j].weight.requires_grad_(False)
     return net, SavedModel(task.name, net_cfg, featurizer, tagset, {}, info)
 
 
@@ -99,10 +109,10 @@ def command_line() -> str:
 def optimizer(net: Tagger, lr: float, kind: str = "sgd") -> torch.optim.Optimizer:
     """SGD: one parameter group per tensor, learning rate lr / fan-in (Remark 7)."""
     if kind == "adam":
-        return torch.optim.Adam(net.parameters(), lr=lr)
+        return torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=lr)
     if kind != "sgd":
         raise ValueError(f"optimizer must be 'sgd' or 'adam', got {kind!r}")
-    params = dict(net.named_parameters())
+    params = {n: p for n, p in net.named_parameters() if p.requires_grad}
     groups = [{"params": [p], "lr": lr / fan_in(n, p, params)} for n, p in params.items()]
     return torch.optim.SGD(groups, lr=lr)
 

@@ -25,17 +25,19 @@ def word_vocab(cfg, train_sents: list) -> Vocab:
     return vocab
 
 
-def initial_embeddings(net: Tagger, featurizer: Featurizer, path: str) -> int:
-    """Copy vectors into the word lookup table (rescaled to unit variance); -> words found."""
+def initial_embeddings(net: Tagger, featurizer: Featurizer, path: str) -> tuple[int, float]:
+    """Copy vectors into the word lookup table, rescaled to unit standard deviation (the
+    scale of a randomly initialised table); -> (words found, the divisor used)."""
     j = next(i for i, s in enumerate(featurizer.specs) if s.kind == "word")
     table = net.emb.tables[j].weight
     words, vectors = read_embeddings(path)
     if vectors.shape[1] != table.shape[1]:
         raise ValueError(f"{path}: vectors of {vectors.shape[1]} values, the word table "
                          f"has {table.shape[1]} (set --word-dim)")
-    vectors = vectors / max(float(vectors.std()), 1e-8)
+    divisor = max(float(vectors.std()), 1e-8)
+    vectors = vectors / divisor
     init = table.detach().numpy()
     new, hits = embedding_matrix(featurizer.vocabs[featurizer.specs[j].name], words, vectors, init)
     with torch.no_grad():
         table.copy_(torch.from_numpy(np.asarray(new, dtype=np.float32)))
-    return hits
+    return hits, divisor

@@ -1,0 +1,92 @@
+"""Reproduce Table 8 of Collobert et al. (2011) on our data: the Table-4 networks (words + caps
+features, NN+WLL and NN+SLL) trained again with the word lookup table initialised from our
+ranking language model's embeddings, next to the random-initialisation runs of
+`bench/table4.py`; and Table 13's first two rows: embeddings kept fixed versus fine-tuned.
+
+    python bench/table8.py --data ../shared/data --embeddings senna/models/embeddings \\
+        --random runs/table4 --out runs/table8 --jobs 2
+
+Every run is an ordinary `senna train` command (listed under the table) with the same
+settings as its Table-4 counterpart plus `--embeddings`; finished runs are not trained
+again and interrupted ones resume from their checkpoints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from table4 import DATA, DEV_NAMES, cell, command, minutes, result, run_one  # noqa: E402
+
+PAPER_GAIN = {"pos": "+0.5", "chunk": "+2.5", "ner": "+5", "pt0": "—", "srl": "+2"}
+ORDER = ("srl-sll", "pos-sll", "chunk-sll", "ner-sll", "pt0-sll", "pos-wll", "chunk-wll",
+         "ner-wll", "pt0-wll", "chunk-sll-fixed", "ner-sll-fixed", "pos-sll-fixed",
+         "pt0-sll-fixed", "srl-wll")
+
+
+def runs(epochs: int, srl_epochs: int, embeddings: str) -> dict[str, tuple[str, str, list[str]]]:
+    """name -> (task, criterion, extra args), in the order they are scheduled."""
+    out = {}
+    for name in ORDER:
+        task, crit, *fixed = name.split("-")
+        extra = ["--epochs", str(srl_epochs if task == "srl" else epochs),
+                 "--embeddings", embeddings]
+        if fixed:
+            extra += ["--fixed-embeddings", "true"]
+        out[name] = (task, crit, extra)
+    return out
+
+
+def gain(lm: dict | None, rnd: dict | None) -> str:
+    return "—" if lm is None or rnd is None else f"{lm['score'] - rnd['score']:+.2f}"
+
+
+def table(out: Path, random: Path, cmds: dict[str, list[str]]) -> str:
+    lines = ["| task (dev set) | random WLL | LM WLL | random SLL | LM SLL | gain SLL "
+             "(paper) | LM SLL, fixed embeddings | minutes to best / total, LM WLL "
+             "| LM SLL |", "|---|---|---|---|---|---|---|---|---|"]
+    for task in DATA:
+        rw, rs = result(random, f"{task}-wll", False), result(random, f"{task}-sll", False)
+        lw, ls = result(out, f"{task}-wll", False), result(out, f"{task}-sll", False)
+        fx = result(out, f"{task}-sll-fixed", False)
+        lines.append(f"| {task.upper()} ({DEV_NAMES[task]}) | {cell(rw)} | {cell(lw)} "
+                     f"| {cell(rs)} | {cell(ls)} | {gain(ls, rs)} ({PAPER_GAIN[task]}) "
+                     f"| {cell(fx)} | {minutes(lw)} | {minutes(ls)} |")
+    lines += ["", "Commands (one per cell):", ""]
+    lines += [f"    {shlex.join(c)}" for c in cmds.values()]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", default=str(Path(__file__).resolve().parents[1] / "../shared/data"))
+    p.add_argument("--embeddings", default="senna/models/embeddings")
+    p.add_argument("--random", default="runs/table4", help="bench/table4.py's --out")
+    p.add_argument("--out", default="runs/table8")
+    p.add_argument("--jobs", type=int, default=2, help="runs in parallel (one core each)")
+    p.add_argument("--epochs", type=int, default=40)
+    p.add_argument("--srl-epochs", type=int, default=10)
+    p.add_argument("--only", help="comma-separated run names (e.g. pos-sll,ner-sll-fixed)")
+    p.add_argument("--table-only", action="store_true", help="print the table of finished runs")
+    a = p.parse_args()
+    data, out = Path(a.data).resolve(), Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    emb = str(Path(a.embeddings).resolve())
+    cmds = {n: command(data, out, n, *r) for n, r in runs(a.epochs, a.srl_epochs, emb).items()}
+    if not a.table_only:
+        pending = [n for n in cmds if (not a.only or n in a.only.split(","))
+                   and result(out, n) is None]
+        with ThreadPoolExecutor(a.jobs) as pool:
+            walls = pool.map(lambda n: run_one(cmds[n], out / f"{n}.log"), pending)
+            for name, secs in zip(pending, walls, strict=True):
+                print(f"{name}: {secs / 60:.1f} min wall", file=sys.stderr)
+    print(table(out, Path(a.random), cmds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
