@@ -81,12 +81,14 @@ def test_corruption_shortcut_equals_scoring_the_corrupted_window():
     m = RankingLM(40, dim=6, window=5, hidden=7)
     win = torch.randint(0, 40, (8, 5))
     neg = torch.randint(2, 40, (8, 3))
-    s_pos, s_neg = m(win, neg)
+    s_pos, s_neg = m.score(win, neg)
     for k in range(3):
         corrupted = win.clone()
         corrupted[:, 2] = neg[:, k]
-        full, _ = m(corrupted, neg[:, :1])
+        full, _ = m.score(corrupted, neg[:, :1])
         torch.testing.assert_close(s_neg[:, k], full, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(m.gaps(m.lookup(win, neg)), s_pos[:, None] - s_neg, rtol=1e-5,
+                               atol=1e-5)
     manual = torch.relu(1 - s_pos[:, None] + s_neg).sum(1).mean()
     torch.testing.assert_close(ranking_loss(s_pos, s_neg), manual)
     torch.testing.assert_close(ranking_loss(s_pos[:2], s_neg[:2], batch=8),

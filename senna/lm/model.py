@@ -17,14 +17,21 @@ from torch import nn
 
 
 class RankingLM(nn.Module):
-    """Lookup table -> Linear -> HardTanh -> Linear(1), scoring windows of word ids."""
+    """Lookup table -> Linear -> HardTanh -> Linear(1), scoring windows of word ids.
+
+    The lookup is separate from `forward` (which takes the looked-up vectors): a training
+    step looks each window up once for the cheap scoring pass and reuses the vectors for the
+    gradient pass, then updates the table rows by hand (see `senna.lm.train.train_step`),
+    which is several times faster than autograd's sparse gradients on a large table.
+    """
 
     def __init__(self, vocab_size: int, dim: int = 50, window: int = 11, hidden: int = 100):
         super().__init__()
         if window % 2 != 1:
             raise ValueError(f"window must be odd, got {window}")
         self.dim, self.window, self.hidden = dim, window, hidden
-        self.emb = nn.Embedding(vocab_size, dim, sparse=True)
+        self.emb = nn.Embedding(vocab_size, dim)
+        self.emb.weight.requires_grad_(False)
         self.l1 = nn.Linear(window * dim, hidden)
         self.l2 = nn.Linear(hidden, 1)
         nn.init.normal_(self.emb.weight, 0.0, 1.0)
@@ -33,13 +40,14 @@ class RankingLM(nn.Module):
             nn.init.uniform_(layer.weight, -bound, bound)
             nn.init.uniform_(layer.bias, -bound, bound)
 
-    def forward(self, windows: torch.Tensor, negatives: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
-        """windows [B, W], negatives [B, K] ids -> scores of windows [B], corruptions [B, K]."""
-        b = windows.shape[0]
+    def lookup(self, windows: torch.Tensor, negatives: torch.Tensor) -> torch.Tensor:
+        """windows [B, W], negatives [B, K] ids -> their vectors [B, W + K, D]."""
+        return F.embedding(torch.cat([windows, negatives], 1), self.emb.weight)
+
+    def forward(self, xs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Vectors from `lookup` -> scores of the windows [B] and of their corruptions [B, K]."""
+        b = xs.shape[0]
         c = self.window // 2
-        # one lookup for both, so the table gets one sparse gradient (adding two is slow)
-        xs = self.emb(torch.cat([windows, negatives], 1))      # [B, W + K, D]
         x = xs[:, :self.window]
         h = self.l1(x.reshape(b, -1))                           # [B, H]
         w_c = self.l1.weight[:, c * self.dim:(c + 1) * self.dim]  # [H, D]
@@ -48,6 +56,24 @@ class RankingLM(nn.Module):
         s_pos = self.l2(F.hardtanh(h)).squeeze(-1)
         s_neg = self.l2(F.hardtanh(h_neg)).squeeze(-1)
         return s_pos, s_neg
+
+    def score(self, windows: torch.Tensor, negatives: torch.Tensor
+              ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Ids -> scores (lookup + forward)."""
+        return self(self.lookup(windows, negatives))
+
+    @torch.no_grad()
+    def gaps(self, xs: torch.Tensor) -> torch.Tensor:
+        """score(window) - score(corruption) [B, K] from `lookup` vectors, without autograd:
+        the cheap pass that picks which windows need a gradient."""
+        b, k = xs.shape[0], xs.shape[1] - self.window
+        c, d = self.window // 2, self.dim
+        h = torch.addmm(self.l1.bias, xs[:, :self.window].reshape(b, -1), self.l1.weight.t())
+        delta = (xs[:, self.window:] - xs[:, c:c + 1]).reshape(b * k, d)
+        h_neg = (delta @ self.l1.weight[:, c * d:(c + 1) * d].t()).view(b, k, -1)
+        h_neg += h.unsqueeze(1)
+        w2 = self.l2.weight[0]
+        return (h.clamp_(-1, 1) @ w2).unsqueeze(1) - h_neg.clamp_(-1, 1) @ w2
 
 
 def ranking_loss(s_pos: torch.Tensor, s_neg: torch.Tensor, margin: float = 1.0,

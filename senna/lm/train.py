@@ -90,9 +90,7 @@ def heldout_error(model: RankingLM, sampler: WindowSampler, size: int, n: int,
     with torch.no_grad():
         for start in range(0, n, 8192):
             m = min(8192, n - start)
-            win, neg = sampler.sample(m, size, negatives, gen)
-            s_pos, s_neg = model(win, neg)
-            gap = s_pos.unsqueeze(1) - s_neg
+            gap = model.gaps(model.lookup(*sampler.sample(m, size, negatives, gen)))
             errors += float((gap <= 0).sum())
             violations += float((gap < 1).sum())
     model.train()
@@ -101,11 +99,8 @@ def heldout_error(model: RankingLM, sampler: WindowSampler, size: int, n: int,
 
 
 def make_optimizer(model: RankingLM, cfg: LMConfig, world: int) -> torch.optim.SGD:
-    dense = [p for n, p in model.named_parameters() if not n.startswith("emb")]
-    return torch.optim.SGD([
-        {"params": dense, "lr": cfg.lr},
-        {"params": [model.emb.weight], "lr": cfg.lr_emb * cfg.batch * world},
-    ])
+    """SGD for the hidden layers; the lookup table is updated in `train_step`."""
+    return torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=cfg.lr)
 
 
 def _save(path: Path, state: dict) -> None:
@@ -197,20 +192,47 @@ def train_step(model: RankingLM, net: torch.nn.Module, opt: torch.optim.Optimize
                sampler: WindowSampler, gen: torch.Generator, size: int, cfg: LMConfig,
                world: int = 1) -> tuple[float, float]:
     """One batch: score all windows without gradients, learn from the margin violators;
-    -> (loss, share of windows that violated the margin).  `net` is `model` or its DDP."""
+    -> (loss, share of windows that violated the margin).  `net` is `model` or its DDP.
+
+    The table rows are updated by hand from the gradient of the looked-up vectors (under
+    DDP, after gathering every process's rows), at `lr_emb` per window.
+    """
     win, neg = sampler.sample(cfg.batch, size, cfg.negatives, gen)
-    with torch.no_grad():
-        s_pos, s_neg = model(win, neg)
-        active = ((s_pos.unsqueeze(1) - s_neg) < cfg.margin).any(1)
-    idx = active.nonzero().squeeze(1)
+    xs = model.lookup(win, neg)
+    idx = (model.gaps(xs) < cfg.margin).any(1).nonzero().squeeze(1)
     if world == 1 and not len(idx):
         return 0.0, 0.0
-    s_pos, s_neg = net(win[idx], neg[idx])  # under DDP every process joins every step
+    x = xs[idx].requires_grad_()
+    s_pos, s_neg = net(x)  # under DDP every process joins every step
     loss = ranking_loss(s_pos, s_neg, cfg.margin, cfg.batch)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
+    rows = torch.cat([win[idx], neg[idx]], 1).reshape(-1)
+    grads = x.grad.reshape(-1, model.dim)
+    if world > 1:
+        rows, grads = _gather_rows(rows, grads, world)
+    model.emb.weight.index_add_(0, rows, grads, alpha=-cfg.lr_emb * cfg.batch)
     return float(loss.detach()), len(idx) / cfg.batch
+
+
+def _gather_rows(rows: torch.Tensor, grads: torch.Tensor, world: int
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Every process's (row ids, row gradients), concatenated: the table's sparse all-reduce."""
+    n = torch.tensor([len(rows)], device=rows.device)
+    sizes = [torch.zeros_like(n) for _ in range(world)]
+    dist.all_gather(sizes, n)
+    most = int(max(s.item() for s in sizes))
+    pad = most - len(rows)
+    rows_p = torch.cat([rows, rows.new_zeros(pad)])
+    grads_p = torch.cat([grads, grads.new_zeros(pad, grads.shape[1])])
+    all_rows = [torch.empty_like(rows_p) for _ in range(world)]
+    all_grads = [torch.empty_like(grads_p) for _ in range(world)]
+    dist.all_gather(all_rows, rows_p)
+    dist.all_gather(all_grads, grads_p)
+    keep = [slice(0, int(s.item())) for s in sizes]
+    return (torch.cat([r[k] for r, k in zip(all_rows, keep, strict=True)]),
+            torch.cat([g[k] for g, k in zip(all_grads, keep, strict=True)]))
 
 
 def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: torch.Generator,
