@@ -94,7 +94,7 @@ def main() -> int:
     p.add_argument("--model", help="a `senna lm train` directory to start from")
     p.add_argument("--size", type=int, default=100_000, help="dictionary size")
     p.add_argument("--seconds", type=float, default=20)
-    p.add_argument("--batch", type=int, default=1024)
+    p.add_argument("--batch", type=int, default=4096)
     p.add_argument("--negatives", type=int, default=4)
     p.add_argument("--device", default="auto")
     p.add_argument("--setups", default="1x1,1x2,2x1",

@@ -140,6 +140,16 @@ def test_models_from_an_embeddings_directory_store_only_changed_rows(tmp_path, f
     changed = (table != start).any(1) & found
     assert changed.any() != fixed
     np.testing.assert_array_equal(net.emb.tables[0].weight.detach().numpy(), table)
+    runtime = TaskModel.load(cfg.out)  # reads rows through the shared embeddings
+    overlay = runtime.w["emb.tables.0.weight"]
+    assert not isinstance(overlay, np.ndarray)
+    ids = np.array([0, 1, 5, len(vocab) - 1, 5])
+    np.testing.assert_array_equal(overlay[ids], table[ids])
+    np.testing.assert_array_equal(np.asarray(overlay), table)
+    task = get_task("ner")
+    sentences = read_dataset(cfg.train, task.fmt)
+    assert predict_gold_inputs(runtime, task, sentences) == predict_gold_inputs(
+        TaskModel(saved), task, sentences)
     moved = tmp_path / "moved"
     moved.mkdir()
     (tmp_path / "emb").rename(moved / "emb")

@@ -46,6 +46,29 @@ class SavedModel:
     info: dict = field(default_factory=dict)   # scheme, training record, dev scores ...
 
 
+def _base_rows(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
+    """-> (the embeddings as the model started from them [N, D], each vocab entry's row in
+    them or -1); both cached, so models sharing embeddings share one array."""
+    where = Path(base["embeddings"])
+    where = where if where.is_absolute() else model_dir / where
+    try:
+        stamp = (where / "vectors.npz").stat().st_mtime_ns if where.is_dir() else 0
+        vectors, index = _cached_embeddings(str(where.resolve()), stamp, base["divisor"])
+    except (ValueError, OSError) as e:
+        raise ModelError(f"{model_dir}: needs the embeddings it was trained from ({e})") from None
+    return vectors, np.array([index.get(w, -1) for w in vocab.items], dtype=np.int64)
+
+
+@functools.lru_cache(maxsize=2)
+def _cached_embeddings(path: str, stamp: int, divisor: float
+                       ) -> tuple[np.ndarray, dict[str, int]]:
+    """Read once per process (the shipped taggers share one table); `stamp` = file mtime."""
+    from senna.embeddings import read_embeddings
+
+    words, vectors = read_embeddings(path)
+    return vectors / divisor, {w: i for i, w in enumerate(words)}
+
+
 def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
     """The word table a model started from -> (table [V, D] float32, rows found in the base).
 
@@ -53,28 +76,36 @@ def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, n
     "divisor": the scale `senna.train.setup.initial_embeddings` divided the vectors by}.
     Rows of words missing from the embeddings are zero (a model always stores those).
     """
-    where = Path(base["embeddings"])
-    where = where if where.is_absolute() else model_dir / where
-    try:
-        stamp = (where / "vectors.npz").stat().st_mtime_ns if where.is_dir() else 0
-        words, vectors = _cached_embeddings(str(where.resolve()), stamp)
-    except (ValueError, OSError) as e:
-        raise ModelError(f"{model_dir}: needs the embeddings it was trained from ({e})") from None
-    vectors = vectors / base["divisor"]
-    index = {w: i for i, w in enumerate(words)}
-    rows = np.array([index.get(w, -1) for w in vocab.items], dtype=np.int64)
+    vectors, rows = _base_rows(base, vocab, model_dir)
     found = rows >= 0
     table = np.zeros((len(vocab), vectors.shape[1]), dtype=np.float32)
     table[found] = vectors[rows[found]]
     return table, found
 
 
-@functools.lru_cache(maxsize=2)
-def _cached_embeddings(path: str, stamp: int) -> tuple[list[str], np.ndarray]:
-    """Read once per process (five shipped taggers share one table); `stamp` = file mtime."""
-    from senna.embeddings import read_embeddings
+class OverlayTable:
+    """A word table read through: the model's own rows where it has them, else the shared
+    embeddings.  Five taggers fine-tuned from one 130k-word table then hold one copy of it
+    plus their own rows, instead of five full tables (the runtime only gathers rows)."""
 
-    return read_embeddings(path)
+    def __init__(self, base: np.ndarray, rows: np.ndarray, own_rows: np.ndarray,
+                 own: np.ndarray):
+        self.base, self.own = base, np.asarray(own, dtype=np.float32)
+        self.src = rows.astype(np.int64)
+        self.src[own_rows] = ~np.arange(len(own_rows))  # negative: -1 - (index into own)
+        self.shape = (len(rows), base.shape[1])
+        self.dtype = np.dtype(np.float32)
+
+    def __getitem__(self, ids: np.ndarray) -> np.ndarray:
+        src = self.src[ids]
+        out = self.base[np.maximum(src, 0)]
+        mine = src < 0
+        if mine.any():
+            out[mine] = self.own[~src[mine]]
+        return out
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return self[np.arange(self.shape[0])].astype(dtype or np.float32, copy=False)
 
 
 def _pack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir: Path
@@ -90,9 +121,14 @@ def _pack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir: P
     return out
 
 
-def _unpack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir: Path) -> None:
+def _unpack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir: Path,
+            shared: bool) -> None:
     j = base["table"]
     rows, values = weights.pop(f"emb.tables.{j}.rows"), weights.pop(f"emb.tables.{j}.values")
+    if shared:
+        vectors, index = _base_rows(base, vocab, model_dir)
+        weights[f"emb.tables.{j}.weight"] = OverlayTable(vectors, index, rows, values)
+        return
     table, _ = base_table(base, vocab, model_dir)
     table[rows] = values
     weights[f"emb.tables.{j}.weight"] = table
@@ -150,7 +186,8 @@ def _read_weights(path: Path) -> dict[str, np.ndarray]:
         raise ModelError(f"{path}/weights.npz: corrupt ({e})") from None
 
 
-def load_model(path: str | os.PathLike) -> SavedModel:
+def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedModel:
+    """`shared_tables`: word tables trained from embeddings stay `OverlayTable`s (runtime)."""
     path = Path(path)
     config = _read_config(path)
     try:
@@ -166,7 +203,7 @@ def load_model(path: str | os.PathLike) -> SavedModel:
         if base is not None:
             where = Path(base["embeddings"])
             base["embeddings"] = str(where if where.is_absolute() else (path / where).resolve())
-            _unpack(model.weights, base, vocabs[specs[base["table"]].name], path)
+            _unpack(model.weights, base, vocabs[specs[base["table"]].name], path, shared_tables)
     except ModelError:
         raise
     except (KeyError, TypeError, ValueError, OSError) as e:

@@ -6,8 +6,8 @@
   only windows that violate the margin for some corruption (the only ones with a gradient)
   go through forward + backward again.  Late in training most windows are already ranked
   right, so this halves the work.
-* Updates: plain SGD (no state), sparse on the lookup table so that a step touches only the
-  rows of the words it saw; the table's rate is per window (the loss is a batch mean).
+* Updates: plain SGD (no state); the lookup table is updated by hand, only the rows of the
+  words a step saw, at a rate per window (the hidden layers' loss is a batch mean).
 * Checkpoints every ``checkpoint_minutes`` and at each stage end hold the model, the stage,
   the step and the random generators' states: a stopped run resumes where it stood and
   draws the same windows it would have drawn.
@@ -35,8 +35,8 @@ from senna.lm.model import RankingLM, grow_vocab, ranking_loss
 from senna.lm.sampler import WindowSampler
 
 CHECKPOINT = "checkpoint.pt"
-DEFAULT_STAGES = ((5_000, 20_000_000), (10_000, 20_000_000), (30_000, 30_000_000),
-                  (50_000, 30_000_000), (100_000, 100_000_000), (130_000, 100_000_000))
+DEFAULT_STAGES = ((5_000, 15_000_000), (10_000, 20_000_000), (30_000, 40_000_000),
+                  (50_000, 50_000_000), (100_000, 150_000_000), (130_000, 170_000_000))
 
 
 @dataclass
@@ -47,8 +47,8 @@ class LMConfig:
     window: int = 11
     hidden: int = 100
     negatives: int = 4
-    batch: int = 1024               # windows per step and per process
-    lr: float = 0.2                 # hidden layers (on the batch-mean loss)
+    batch: int = 4096               # windows per step and per process
+    lr: float = 0.4                 # hidden layers (on the batch-mean loss)
     lr_emb: float = 0.2             # lookup table, per window
     margin: float = 1.0
     stages: list[tuple[int, int]] = field(default_factory=lambda: [list(s) for s in DEFAULT_STAGES])

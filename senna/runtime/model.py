@@ -20,7 +20,8 @@ class TaskModel:
         self.saved = saved
         self.task = saved.task
         self.cfg = saved.net
-        self.w = {k: v.astype(np.float32, copy=False) for k, v in saved.weights.items()}
+        self.w = {k: v.astype(np.float32, copy=False) if isinstance(v, np.ndarray) else v
+                  for k, v in saved.weights.items()}
         self.trans = self.w.get("transitions")
         self.start = self.w.get("start")
         self.dom = dominance(self.trans) if self.trans is not None else None
@@ -34,7 +35,7 @@ class TaskModel:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> TaskModel:
-        return cls(load_model(path))
+        return cls(load_model(path, shared_tables=True))
 
     def encode(self, words: Sequence[str], columns: Mapping[str, Sequence[str]] | None = None,
                predicate: int | None = None) -> np.ndarray:
