@@ -69,6 +69,14 @@ def run_one(cmd: list[str], log: Path) -> float:
     return time.time() - t0
 
 
+def run_all(cmds: dict[str, list[str]], names: list[str], jobs: int, out: Path) -> None:
+    """Run the named commands, `jobs` at a time, each logging to out/<name>.log."""
+    with ThreadPoolExecutor(jobs) as pool:
+        walls = pool.map(lambda n: run_one(cmds[n], out / f"{n}.log"), names)
+        for name, secs in zip(names, walls, strict=True):
+            print(f"{name}: {secs / 60:.1f} min wall", file=sys.stderr)
+
+
 def result(out: Path, name: str, finished: bool = True) -> dict | None:
     """A finished run's record, or (finished=False) the last checkpoint of one in progress."""
     path = out / name / "history.json"
@@ -129,10 +137,7 @@ def main() -> int:
     if not a.table_only:
         pending = [r[0] for r in todo if result(out, r[0]) is None]
         pending.sort(key=lambda n: not n.startswith("srl-sll") and not n.startswith("srl-wll"))
-        with ThreadPoolExecutor(a.jobs) as pool:
-            walls = pool.map(lambda n: run_one(cmds[n], out / f"{n}.log"), pending)
-            for name, secs in zip(pending, walls, strict=True):
-                print(f"{name}: {secs / 60:.1f} min wall", file=sys.stderr)
+        run_all(cmds, pending, a.jobs, out)
     print(table(out, cmds))
     return 0
 

@@ -16,11 +16,10 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import DATA, DEV_NAMES, cell, command, minutes, result, run_one  # noqa: E402
+from table4 import DATA, DEV_NAMES, cell, command, minutes, result, run_all  # noqa: E402
 
 PAPER_GAIN = {"pos": "+0.5", "chunk": "+2.5", "ner": "+5", "pt0": "—", "srl": "+2"}
 ORDER = ("srl-sll", "pos-sll", "chunk-sll", "ner-sll", "pt0-sll", "pos-wll", "chunk-wll",
@@ -80,10 +79,7 @@ def main() -> int:
     if not a.table_only:
         pending = [n for n in cmds if (not a.only or n in a.only.split(","))
                    and result(out, n) is None]
-        with ThreadPoolExecutor(a.jobs) as pool:
-            walls = pool.map(lambda n: run_one(cmds[n], out / f"{n}.log"), pending)
-            for name, secs in zip(pending, walls, strict=True):
-                print(f"{name}: {secs / 60:.1f} min wall", file=sys.stderr)
+        run_all(cmds, pending, a.jobs, out)
     print(table(out, Path(a.random), cmds))
     return 0
 

@@ -21,10 +21,11 @@ import os
 import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
+from senna.io.text import open_text
 from senna.text.normalize import NUMBER, PADDING, RARE, normalize_word
 from senna.vocab import Vocab
 
@@ -51,17 +52,6 @@ def normalize_key(word: str) -> str:
     return NUMBER.join(normalize_word(p) for p in word.split(NUMBER))
 
 
-def _open_text(path: str | os.PathLike, mode: str) -> IO[str]:
-    """Text file, gzip- or xz-compressed by its suffix: GloVe and word2vec ship compressed."""
-    name = str(path)
-    errors = "replace" if mode == "r" else "strict"
-    if name.endswith(".gz"):
-        return gzip.open(path, mode + "t", encoding="utf-8", errors=errors)
-    if name.endswith(".xz"):
-        return lzma.open(path, mode + "t", encoding="utf-8", errors=errors)
-    return open(path, mode, encoding="utf-8", errors=errors)
-
-
 def read_embeddings(path: str | os.PathLike, limit: int | None = None
                     ) -> tuple[list[str], np.ndarray]:
     """-> (words, float32 vectors [N, D]) from an embeddings directory or a text file.
@@ -82,7 +72,7 @@ def _read_text(path: str | os.PathLike, limit: int | None) -> tuple[list[str], n
     rows: list[np.ndarray] = []
     seen: set[str] = set()
     dim = None
-    with _open_text(path, "r") as f:
+    with open_text(path, "r") as f:
         for n, line in enumerate(f, 1):
             parts = line.rstrip().split(" ")
             if n == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
@@ -190,7 +180,7 @@ def write_embeddings(path: str | os.PathLike, words: Sequence[str], vectors: np.
     xz compressed when `path` ends in .gz / .xz.  Values are the shortest decimal strings that
     read back to the same float32, so text <-> directory round trips are exact."""
     vectors = _check_words(words, vectors, text=True).astype(np.float32, copy=False)
-    with _open_text(path, "w") as f:
+    with open_text(path, "w") as f:
         f.write(f"{len(words)} {vectors.shape[1]}\n")
         for w, v in zip(words, vectors, strict=True):
             f.write(w + " " + " ".join(map(str, v)) + "\n")

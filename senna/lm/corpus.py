@@ -24,7 +24,6 @@ each shard streams its file from disk, so memory stays flat whatever the corpus 
 from __future__ import annotations
 
 import json
-import lzma
 import os
 import shutil
 from array import array
@@ -36,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from senna.io.text import open_text
 from senna.text.normalize import PADDING, RARE, caps_feature, normalize_word
 from senna.text.tokenize import tokenize
 
@@ -43,31 +43,17 @@ SPLITS = ("train", "heldout")
 FORMAT = "senna-lm-corpus"
 
 
-def open_text(path: str | os.PathLike) -> Iterator[str]:
-    """Lines of a plain, .xz or .gz text file, decoded as UTF-8 (bad bytes replaced)."""
-    p = str(path)
-    if p.endswith(".xz"):
-        f = lzma.open(p, "rt", encoding="utf-8", errors="replace")
-    elif p.endswith(".gz"):
-        import gzip
-
-        f = gzip.open(p, "rt", encoding="utf-8", errors="replace")
-    else:
-        f = open(p, encoding="utf-8", errors="replace")
-    with f:
-        yield from f
-
-
 def articles(path: str | os.PathLike) -> Iterator[list[str]]:
-    """Blank-line separated blocks of non-empty lines (paragraphs)."""
+    """Blank-line separated blocks of non-empty lines (paragraphs), streamed."""
     block: list[str] = []
-    for line in open_text(path):
-        line = line.strip()
-        if line:
-            block.append(line)
-        elif block:
-            yield block
-            block = []
+    with open_text(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                block.append(line)
+            elif block:
+                yield block
+                block = []
     if block:
         yield block
 
