@@ -28,10 +28,63 @@ def export(model_dir: str | os.PathLike, to: str | os.PathLike, fmt: str = "senn
     meta = {"model": "ranking language model (Collobert et al. 2011, section 4)",
             "config": config, "stages_done": state["stage"], "history": state["history"],
             "corpus": {k: corpus.meta[k] for k in ("sources", "words", "tokenizer",
-                                                  "normalisation")},
-            "counts": corpus.counts[: len(vectors)].tolist()[:10]}
+                                                  "normalisation", "heldout_every")},
+            "command": "senna lm export (see MODEL_CARD.md)"}
     if fmt == "text":
         write_embeddings(to, words, vectors)
     else:
         save_embeddings(to, words, vectors, meta=meta, dtype=dtype)
+        (Path(to) / "MODEL_CARD.md").write_text(card(meta, len(words), vectors.shape[1], dtype))
     return Path(to)
+
+
+def card(meta: dict, count: int, dim: int, dtype: str) -> str:
+    """What the embeddings are, what they were trained on and how well, in Markdown."""
+    cfg = meta["config"]
+    corpus = meta["corpus"]
+    lines = [
+        "# Word embeddings: ranking language model",
+        "",
+        f"{count:,} words x {dim} dimensions ({dtype}), the lookup table of the window network "
+        "of Collobert et al. (2011), section 4, trained with the pairwise ranking criterion "
+        "(eq. 18) and a growing dictionary (section 4.3).",
+        "",
+        "## Data",
+        "",
+        f"{corpus['words']['train']:,} running words for training, "
+        f"{corpus['words']['heldout']:,} held out (every {corpus['heldout_every']}th article), "
+        "tokenised and "
+        f"normalised exactly as the tagger does ({corpus['tokenizer']}; "
+        f"{corpus['normalisation']}):",
+        "",
+    ]
+    lines += [f"- `{Path(s['path']).name}`" for s in corpus["sources"]]
+    lines += [
+        "",
+        "Wikipedia text is CC BY-SA 3.0. Reuters-21578 is distributed for research purposes "
+        "only, and so are embeddings trained on it.",
+        "",
+        "## Training",
+        "",
+        f"Window {cfg['window']}, {cfg['dim']}-dimensional embeddings, {cfg['hidden']} hidden "
+        f"units (HardTanh), {cfg['negatives']} corruptions per window, batches of "
+        f"{cfg['batch']} windows, SGD (hidden layers lr {cfg['lr']}, lookup table lr "
+        f"{cfg['lr_emb']} per window).",
+        "",
+        "| stage | dictionary | windows | held-out ranking error | margin violations |",
+        "|---|---|---|---|---|",
+    ]
+    for h in meta["history"]:
+        lines.append(f"| {h['stage']} | {h['dictionary']:,} | {h['windows'] / 1e6:.0f}M "
+                     f"| {100 * h['error']:.2f}% | {100 * h['margin_violations']:.2f}% |")
+    lines += [
+        "",
+        "The ranking error is the share of (held-out window, random dictionary word) pairs "
+        "where the corrupted window scores at least as high as the real one; each stage draws "
+        "its corruptions from its own dictionary.",
+        "",
+        "Rebuild: `recipes/embeddings.sh` (`senna lm prepare`, `senna lm train --config "
+        "recipes/lm.json`, `senna lm export`).",
+        "",
+    ]
+    return "\n".join(lines)
