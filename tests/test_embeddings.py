@@ -292,3 +292,23 @@ def test_cli_export_round_trip(emb_dir, tmp_path, capsys):
     assert main(["export-embeddings", "--from", str(emb_dir), "--to", str(tmp_path / "t.txt"),
                  "--dtype", "float16"]) == 1
     assert "--dtype" in capsys.readouterr().err
+
+
+def test_shipped_embeddings_put_related_words_together():
+    """The shipped language-model embeddings: Table 7's query words have related neighbours."""
+    from senna.embeddings import DEFAULT_EMBEDDINGS, read_metadata
+
+    if not DEFAULT_EMBEDDINGS.is_dir():
+        pytest.skip("no shipped embeddings")
+    words, vectors = read_embeddings(DEFAULT_EMBEDDINGS)
+    assert len(words) >= 100_000 and vectors.shape[1] == 50
+    assert read_metadata(DEFAULT_EMBEDDINGS)["history"][-1]["error"] < 0.02
+    near = nearest_neighbors(words, vectors, ["france", "monday", "red", "megabits"], k=10)
+    expect = {"france": {"germany", "spain", "italy", "russia", "england", "ireland",
+                         "austria", "poland", "europe", "britain"},
+              "monday": {"tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"},
+              "red": {"blue", "green", "yellow", "white", "black", "orange", "purple"},
+              "megabits": {"gigabytes", "terabytes", "megabytes", "kilobytes", "gb/s", "mb/s"}}
+    for query, related in expect.items():
+        got = {w for w, _ in near[query]}
+        assert len(got & related) >= 2, (query, got)
