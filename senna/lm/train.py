@@ -179,8 +179,22 @@ def _gather_generators(gen: torch.Generator, world: int) -> list[torch.Tensor]:
     return states
 
 
+def _check_in_sync(model: RankingLM) -> None:
+    """Every process must hold the same weights (DDP and the gathered table rows keep them so);
+    a checksum compared across processes catches any drift before it is saved."""
+    total = torch.stack([p.detach().double().sum() for p in model.state_dict().values()]).sum()
+    lo, hi = total.clone().cpu(), total.clone().cpu()
+    dist.all_reduce(lo, op=dist.ReduceOp.MIN)
+    dist.all_reduce(hi, op=dist.ReduceOp.MAX)
+    if lo.item() != hi.item():
+        raise RuntimeError(f"data-parallel processes diverged (checksums {lo.item()} .. "
+                           f"{hi.item()})")
+
+
 def _checkpoint(model: RankingLM, gen: torch.Generator, stage: int, step: int,
                 history: list[dict], path: Path, rank: int, world: int) -> None:
+    if world > 1:
+        _check_in_sync(model)
     states = _gather_generators(gen, world)
     if rank == 0:
         _save(path, {"model": model.state_dict(), "vocab_size": model.emb.num_embeddings,
