@@ -45,15 +45,16 @@ def gain(lm: dict | None, rnd: dict | None) -> str:
 
 
 def table(out: Path, random: Path, cmds: dict[str, list[str]]) -> str:
-    lines = ["| task (dev set) | random WLL | LM WLL | random SLL | LM SLL | gain SLL "
+    lines = ["| task (dev set) | random WLL | LM WLL | gain | random SLL | LM SLL | gain "
              "(paper) | LM SLL, fixed embeddings | minutes to best / total, LM WLL "
-             "| LM SLL |", "|---|---|---|---|---|---|---|---|---|"]
+             "| LM SLL |", "|---|---|---|---|---|---|---|---|---|---|"]
     for task in DATA:
         rw, rs = result(random, f"{task}-wll", False), result(random, f"{task}-sll", False)
         lw, ls = result(out, f"{task}-wll", False), result(out, f"{task}-sll", False)
         fx = result(out, f"{task}-sll-fixed", False)
         lines.append(f"| {task.upper()} ({DEV_NAMES[task]}) | {cell(rw)} | {cell(lw)} "
-                     f"| {cell(rs)} | {cell(ls)} | {gain(ls, rs)} ({PAPER_GAIN[task]}) "
+                     f"| {gain(lw, rw)} | {cell(rs)} | {cell(ls)} | {gain(ls, rs)} "
+                     f"({PAPER_GAIN[task]}) "
                      f"| {cell(fx)} | {minutes(lw)} | {minutes(ls)} |")
     lines += ["", "Commands (one per cell):", ""]
     lines += [f"    {shlex.join(c)}" for c in cmds.values()]
