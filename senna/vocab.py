@@ -8,6 +8,7 @@ id 1 always stands for anything unseen.  Saved as plain text, one entry per line
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -70,7 +71,9 @@ class Vocab:
             items.pop()
         if items[:2] != [PADDING, RARE]:
             raise ValueError(f"{path}: a vocabulary must start with {PADDING}, {RARE}")
-        return cls(items)
+        # interned: the taggers' 100k-word dictionaries mostly hold the same words (those of
+        # the shared embeddings), so they share one copy of each string in memory
+        return cls(list(map(sys.intern, items)))
 
 
 class TagSet:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,7 +67,7 @@ def _cached_embeddings(path: str, stamp: int, divisor: float
     from senna.embeddings import read_embeddings
 
     words, vectors = read_embeddings(path)
-    return vectors / divisor, {w: i for i, w in enumerate(words)}
+    return vectors / divisor, {sys.intern(w): i for i, w in enumerate(words)}
 
 
 def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
