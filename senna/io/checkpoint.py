@@ -48,26 +48,34 @@ class SavedModel:
 
 
 def _base_rows(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
-    """-> (the embeddings as the model started from them [N, D], each vocab entry's row in
-    them or -1); both cached, so models sharing embeddings share one array."""
+    """-> (the embeddings as stored [N, D], float16 or float32, each vocab entry's row in them
+    or -1); both cached, so models sharing embeddings share one array."""
     where = Path(base["embeddings"])
     where = where if where.is_absolute() else model_dir / where
     try:
         stamp = (where / "vectors.npz").stat().st_mtime_ns if where.is_dir() else 0
-        vectors, index = _cached_embeddings(str(where.resolve()), stamp, base["divisor"])
+        vectors, index = _cached_embeddings(str(where.resolve()), stamp)
     except (ValueError, OSError) as e:
         raise ModelError(f"{model_dir}: needs the embeddings it was trained from ({e})") from None
-    return vectors, np.array([index.get(w, -1) for w in vocab.items], dtype=np.int64)
+    return vectors, np.array([index.get(w, -1) for w in vocab.items], dtype=np.int32)
 
 
 @functools.lru_cache(maxsize=2)
-def _cached_embeddings(path: str, stamp: int, divisor: float
-                       ) -> tuple[np.ndarray, dict[str, int]]:
-    """Read once per process (the shipped taggers share one table); `stamp` = file mtime."""
-    from senna.embeddings import read_embeddings
+def _cached_embeddings(path: str, stamp: int) -> tuple[np.ndarray, dict[str, int]]:
+    """Read once per process (the shipped taggers share one table); `stamp` = file mtime.
+    Kept in the stored precision (float16 halves the memory; the conversion is exact)."""
+    from senna.embeddings import read_embeddings, read_metadata
 
     words, vectors = read_embeddings(path)
-    return vectors / divisor, {sys.intern(w): i for i, w in enumerate(words)}
+    if read_metadata(path).get("dtype") == "float16":
+        vectors = vectors.astype(np.float16)
+    return vectors, {sys.intern(w): i for i, w in enumerate(words)}
+
+
+def _scaled(vectors: np.ndarray, divisor: float) -> np.ndarray:
+    """Rows as `senna.train.setup.initial_embeddings` put them in the table (float32 / divisor:
+    the same operation, so the same bits)."""
+    return vectors.astype(np.float32) / divisor
 
 
 def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +88,7 @@ def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, n
     vectors, rows = _base_rows(base, vocab, model_dir)
     found = rows >= 0
     table = np.zeros((len(vocab), vectors.shape[1]), dtype=np.float32)
-    table[found] = vectors[rows[found]]
+    table[found] = _scaled(vectors[rows[found]], base["divisor"])
     return table, found
 
 
@@ -89,17 +97,18 @@ class OverlayTable:
     embeddings.  Five taggers fine-tuned from one 130k-word table then hold one copy of it
     plus their own rows, instead of five full tables (the runtime only gathers rows)."""
 
-    def __init__(self, base: np.ndarray, rows: np.ndarray, own_rows: np.ndarray,
-                 own: np.ndarray):
-        self.base, self.own = base, np.asarray(own, dtype=np.float32)
-        self.src = rows.astype(np.int64)
+    def __init__(self, base: np.ndarray, divisor: float, rows: np.ndarray,
+                 own_rows: np.ndarray, own: np.ndarray):
+        self.base, self.divisor = base, divisor
+        self.own = np.asarray(own, dtype=np.float32)
+        self.src = rows.astype(np.int32)
         self.src[own_rows] = ~np.arange(len(own_rows))  # negative: -1 - (index into own)
         self.shape = (len(rows), base.shape[1])
         self.dtype = np.dtype(np.float32)
 
     def __getitem__(self, ids: np.ndarray) -> np.ndarray:
         src = self.src[ids]
-        out = self.base[np.maximum(src, 0)]
+        out = _scaled(self.base[np.maximum(src, 0)], self.divisor)
         mine = src < 0
         if mine.any():
             out[mine] = self.own[~src[mine]]
@@ -128,7 +137,8 @@ def _unpack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir:
     rows, values = weights.pop(f"emb.tables.{j}.rows"), weights.pop(f"emb.tables.{j}.values")
     if shared:
         vectors, index = _base_rows(base, vocab, model_dir)
-        weights[f"emb.tables.{j}.weight"] = OverlayTable(vectors, index, rows, values)
+        weights[f"emb.tables.{j}.weight"] = OverlayTable(vectors, base["divisor"], index, rows,
+                                                         values)
         return
     table, _ = base_table(base, vocab, model_dir)
     table[rows] = values
