@@ -119,16 +119,21 @@ def table(out: Path, cmds: dict[str, list[str]]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parser(doc: str, out: str) -> argparse.ArgumentParser:
+    """The options every table bench shares."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--data", default=str(Path(__file__).resolve().parents[1] / "../shared/data"))
-    p.add_argument("--out", default="runs/table4")
+    p.add_argument("--out", default=out)
     p.add_argument("--jobs", type=int, default=2, help="runs in parallel (one core each)")
     p.add_argument("--epochs", type=int, default=40)
     p.add_argument("--srl-epochs", type=int, default=10)
     p.add_argument("--only", help="comma-separated run names (e.g. pos-wll,ner-sll)")
     p.add_argument("--table-only", action="store_true", help="print the table of finished runs")
-    a = p.parse_args()
+    return p
+
+
+def main() -> int:
+    a = parser(__doc__, "runs/table4").parse_args()
     data, out = Path(a.data).resolve(), Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     todo = [r for r in runs(a.epochs, a.srl_epochs)

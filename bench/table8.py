@@ -13,13 +13,12 @@ again and interrupted ones resume from their checkpoints.
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import DATA, DEV_NAMES, cell, command, minutes, result, run_all  # noqa: E402
+from table4 import DATA, DEV_NAMES, cell, command, minutes, parser, result, run_all  # noqa: E402
 
 PAPER_GAIN = {"pos": "+0.5", "chunk": "+2.5", "ner": "+5", "pt0": "—", "srl": "+2"}
 ORDER = ("srl-sll", "pos-sll", "chunk-sll", "ner-sll", "pt0-sll", "pos-wll", "chunk-wll",
@@ -62,16 +61,9 @@ def table(out: Path, random: Path, cmds: dict[str, list[str]]) -> str:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", default=str(Path(__file__).resolve().parents[1] / "../shared/data"))
+    p = parser(__doc__, "runs/table8")
     p.add_argument("--embeddings", default="senna/models/embeddings")
     p.add_argument("--random", default="runs/table4", help="bench/table4.py's --out")
-    p.add_argument("--out", default="runs/table8")
-    p.add_argument("--jobs", type=int, default=2, help="runs in parallel (one core each)")
-    p.add_argument("--epochs", type=int, default=40)
-    p.add_argument("--srl-epochs", type=int, default=10)
-    p.add_argument("--only", help="comma-separated run names (e.g. pos-sll,ner-sll-fixed)")
-    p.add_argument("--table-only", action="store_true", help="print the table of finished runs")
     a = p.parse_args()
     data, out = Path(a.data).resolve(), Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
