@@ -26,7 +26,14 @@ import torch.distributed as dist
 from senna.lm.corpus import Corpus
 from senna.lm.model import RankingLM
 from senna.lm.sampler import WindowSampler
-from senna.lm.train import CHECKPOINT, LMConfig, make_optimizer, pick_device, train_step
+from senna.lm.train import (
+    CHECKPOINT,
+    LMConfig,
+    backend,
+    make_optimizer,
+    pick_device,
+    train_step,
+)
 
 
 def measure(cfg: LMConfig, model_dir: str | None, size: int, seconds: float,
@@ -45,7 +52,7 @@ def measure(cfg: LMConfig, model_dir: str | None, size: int, seconds: float,
         weights["emb.weight"] = weights["emb.weight"][:size]
         model.load_state_dict(weights)
     net = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
-    opt = make_optimizer(model, cfg, world)
+    opt = make_optimizer(model, cfg)
     gen = torch.Generator(device=device).manual_seed(rank)
     for _ in range(5):  # warm-up
         train_step(model, net, opt, sampler, gen, size, cfg, world)
@@ -57,7 +64,7 @@ def measure(cfg: LMConfig, model_dir: str | None, size: int, seconds: float,
         steps += 1
         if steps % 10 == 0:
             sync()
-            done = torch.tensor(float(time.perf_counter() - t0 > seconds))
+            done = torch.tensor(float(time.perf_counter() - t0 > seconds), device=device)
             if world > 1:
                 dist.broadcast(done, 0)
             if done.item():
@@ -69,8 +76,7 @@ def measure(cfg: LMConfig, model_dir: str | None, size: int, seconds: float,
 
 def _ddp_worker(rank: int, world: int, cfg: LMConfig, model_dir, size, seconds, out, port):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo" if pick_device(cfg.device).type == "cpu" else "nccl",
-                            rank=rank, world_size=world)
+    dist.init_process_group(backend(cfg), rank=rank, world_size=world)
     r = measure(cfg, model_dir, size, seconds, rank, world)
     Path(out, f"{rank}.json").write_text(json.dumps(r))
     dist.destroy_process_group()

@@ -98,7 +98,7 @@ def heldout_error(model: RankingLM, sampler: WindowSampler, size: int, n: int,
     return {"error": errors / total, "margin_violations": violations / total}
 
 
-def make_optimizer(model: RankingLM, cfg: LMConfig, world: int) -> torch.optim.SGD:
+def make_optimizer(model: RankingLM, cfg: LMConfig) -> torch.optim.SGD:
     """SGD for the hidden layers; the lookup table is updated in `train_step`."""
     return torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=cfg.lr)
 
@@ -170,20 +170,28 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
     return model
 
 
+def _comm_device() -> torch.device:
+    """Where collective operations' tensors must live: NCCL takes only GPU tensors."""
+    if dist.get_backend() == "nccl":
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
 def _gather_generators(gen: torch.Generator, world: int) -> list[torch.Tensor]:
-    state = gen.get_state()
+    state = gen.get_state()  # a CPU byte tensor, for CPU and CUDA generators alike
     if world == 1:
         return [state]
+    state = state.to(_comm_device())
     states = [torch.empty_like(state) for _ in range(world)]
-    dist.all_gather(states, state)  # gloo: CPU byte tensors
-    return states
+    dist.all_gather(states, state)
+    return [s.cpu() for s in states]
 
 
 def _check_in_sync(model: RankingLM) -> None:
     """Every process must hold the same weights (DDP and the gathered table rows keep them so);
     a checksum compared across processes catches any drift before it is saved."""
     total = torch.stack([p.detach().double().sum() for p in model.state_dict().values()]).sum()
-    lo, hi = total.clone().cpu(), total.clone().cpu()
+    lo, hi = total.clone().to(_comm_device()), total.clone().to(_comm_device())
     dist.all_reduce(lo, op=dist.ReduceOp.MIN)
     dist.all_reduce(hi, op=dist.ReduceOp.MAX)
     if lo.item() != hi.item():
@@ -258,7 +266,7 @@ def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: tor
     net: torch.nn.Module = model
     if world > 1:
         net = torch.nn.parallel.DistributedDataParallel(model)
-    opt = make_optimizer(model, cfg, world)
+    opt = make_optimizer(model, cfg)
     bar = tqdm(total=steps * cfg.batch * world, initial=step * cfg.batch * world,
                unit="win", unit_scale=True, desc=f"stage {stage + 1} ({size:,} words)",
                disable=not progress or rank != 0, smoothing=0.05)
@@ -277,8 +285,9 @@ def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: tor
             # 1: checkpoint due, 2: stop requested (time limit or SIGTERM)
             flag = torch.tensor(2.0 if stopper.stop() else float(
                 time.time() - last_ckpt > 60 * cfg.checkpoint_minutes))
-            if world > 1:
-                dist.broadcast(flag, 0)  # every process must join the checkpoint's gather
+            if world > 1:  # every process must join the checkpoint's gather
+                flag = flag.to(_comm_device())
+                dist.broadcast(flag, 0)
             if flag.item() and step < steps:
                 _checkpoint(model, gen, stage, step, history, ckpt_path, rank, world)
                 last_ckpt = time.time()
@@ -306,26 +315,32 @@ class _Stopper:
         return self.signalled or time.time() > self.deadline
 
 
-def _worker(rank: int, world: int, cfg: LMConfig, port: int, progress: bool) -> None:
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", str(port))
-    backend = "nccl" if pick_device(cfg.device).type == "cuda" else "gloo"
-    dist.init_process_group(backend, rank=rank, world_size=world)
+def backend(cfg: LMConfig) -> str:
+    """The torch.distributed backend for the training device."""
+    return "nccl" if pick_device(cfg.device).type == "cuda" else "gloo"
+
+
+def _train_distributed(cfg: LMConfig, progress: bool, **init) -> None:
+    """One DDP process: join the group (`init`: rank and world size, or torchrun's env)."""
+    dist.init_process_group(backend(cfg), **init)
     try:
-        train_lm(cfg, rank, world, progress)
+        if dist.get_backend() == "nccl":
+            torch.cuda.set_device(dist.get_rank() % torch.cuda.device_count())
+        train_lm(cfg, dist.get_rank(), dist.get_world_size(), progress)
     finally:
         dist.destroy_process_group()
 
 
+def _worker(rank: int, world: int, cfg: LMConfig, port: int, progress: bool) -> None:
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", str(port))
+    _train_distributed(cfg, progress, rank=rank, world_size=world)
+
+
 def launch(cfg: LMConfig, progress: bool = True, port: int = 29533) -> None:
     """Train in this process, or under DDP: torchrun's environment, else `cfg.procs` local ones."""
-    if "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
-        backend = "nccl" if pick_device(cfg.device).type == "cuda" else "gloo"
-        dist.init_process_group(backend)
-        try:
-            train_lm(cfg, dist.get_rank(), dist.get_world_size(), progress)
-        finally:
-            dist.destroy_process_group()
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        _train_distributed(cfg, progress)
     elif cfg.procs > 1:
         import torch.multiprocessing as mp
 
