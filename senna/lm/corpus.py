@@ -95,15 +95,18 @@ def _prepare_shard(shard: Shard) -> str:
                 out_caps.extend(pads)
     base = Path(shard.out) / f"{Path(shard.path).name}.{shard.index}"
     for s in SPLITS:
-        ids[s].tofile(open(f"{base}.{s}.ids", "wb"))
-        caps[s].tofile(open(f"{base}.{s}.caps", "wb"))
+        with open(f"{base}.{s}.ids", "wb") as f:
+            ids[s].tofile(f)
+        with open(f"{base}.{s}.caps", "wb") as f:
+            caps[s].tofile(f)
     with open(f"{base}.vocab.tsv", "w", encoding="utf-8") as f:
         for word, c in zip(local, counts, strict=True):
             f.write(f"{word}\t{c}\n")
     return str(base)
 
 
-def _read_counts(path: str) -> tuple[list[str], np.ndarray]:
+def _read_counts(path: str | os.PathLike) -> tuple[list[str], np.ndarray]:
+    """A `word<TAB>count` file -> (words, counts)."""
     words, counts = [], []
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -124,19 +127,19 @@ def prepare_corpus(sources: Sequence[str | os.PathLike], out: str | os.PathLike,
     tmp.mkdir(parents=True, exist_ok=True)
     sizes = {str(p): os.path.getsize(p) for p in sources}
     total = sum(sizes.values())
-    shards = []
+    shards = []  # in corpus order: the output follows it
     for p, size in sizes.items():
         count = shards_per_file or max(1, round(16 * size / total))
         shards += [Shard(p, i, count, heldout_every, pad, str(tmp)) for i in range(count)]
-    shards.sort(key=lambda s: -sizes[s.path] / s.count)  # longest first: balanced workers
-    done: dict[tuple[str, int], str] = {}
+    done: dict[Shard, str] = {}
     with ProcessPoolExecutor(workers) as pool:
-        futures = {pool.submit(_prepare_shard, s): s for s in shards}
+        # longest first, so that the workers finish together
+        futures = {pool.submit(_prepare_shard, s): s
+                   for s in sorted(shards, key=lambda s: -sizes[s.path] / s.count)}
         for fut in tqdm(as_completed(futures), total=len(futures), desc="tokenise shards",
                         disable=not progress):
-            s = futures[fut]
-            done[(s.path, s.index)] = fut.result()
-    bases = [done[(str(p), i)] for p in sources for i in range(_count(shards, str(p)))]
+            done[futures[fut]] = fut.result()
+    bases = [done[s] for s in shards]
     # one dictionary for all shards: most frequent first, ties alphabetical (reproducible)
     total_counts: Counter[str] = Counter()
     local_vocabs = []
@@ -158,10 +161,10 @@ def prepare_corpus(sources: Sequence[str | os.PathLike], out: str | os.PathLike,
             n = 0
             for b, words in zip(bases, local_vocabs, strict=True):
                 remap = np.array([index.get(w, 0) for w in words], dtype=np.uint32)
-                remap[0] = 0
                 local = np.fromfile(f"{b}.{s}.ids", dtype=np.uint32)
                 remap[local].tofile(fi)
-                shutil.copyfileobj(open(f"{b}.{s}.caps", "rb"), fc)
+                with open(f"{b}.{s}.caps", "rb") as caps_file:
+                    shutil.copyfileobj(caps_file, fc)
                 n += len(local)
             tokens[s] = n
     ids = {s: np.memmap(out / f"{s}.ids", dtype=np.uint32, mode="r") for s in SPLITS}
@@ -179,10 +182,6 @@ def prepare_corpus(sources: Sequence[str | os.PathLike], out: str | os.PathLike,
     return out
 
 
-def _count(shards: list[Shard], path: str) -> int:
-    return next(s.count for s in shards if s.path == path)
-
-
 class Corpus:
     """A prepared corpus, memory-mapped: ids are shared between processes by the page cache."""
 
@@ -196,14 +195,7 @@ class Corpus:
         if self.meta.get("format") != FORMAT:
             raise ValueError(f"{meta_path}: not a {FORMAT} file")
         self.pad: int = self.meta["pad"]
-        self.words: list[str] = []
-        counts = []
-        with open(self.path / "vocab.tsv", encoding="utf-8") as f:
-            for line in f:
-                w, c = line.rstrip("\n").rsplit("\t", 1)
-                self.words.append(w)
-                counts.append(int(c))
-        self.counts = np.array(counts, dtype=np.int64)
+        self.words, self.counts = _read_counts(self.path / "vocab.tsv")
 
     def ids(self, split: str = "train") -> np.memmap:
         return np.memmap(self.path / f"{split}.ids", dtype=np.uint32, mode="r")
@@ -211,7 +203,7 @@ class Corpus:
     def caps(self, split: str = "train") -> np.memmap:
         return np.memmap(self.path / f"{split}.caps", dtype=np.uint8, mode="r")
 
-    def coverage(self, size: int, split: str = "train") -> float:
-        """Fraction of running words inside the dictionary of `size` entries (with specials)."""
+    def coverage(self, size: int) -> float:
+        """Share of running words inside the dictionary of `size` entries (with specials)."""
         c = self.counts
         return float(c[2:size].sum() / max(c[2:].sum(), 1))
