@@ -213,6 +213,14 @@ def save_embeddings(path: str | os.PathLike, words: Sequence[str], vectors: np.n
         f.write(text)
 
 
+def scaled(vectors: np.ndarray, divisor: float) -> np.ndarray:
+    """Vectors as a tagger's word table starts from them: float32, divided by `divisor` (the
+    vectors' standard deviation, so the table has a random table's scale).  One function for
+    training and for models that read rows from the embeddings later: same operation, same
+    bits."""
+    return vectors.astype(np.float32) / divisor
+
+
 def embedding_matrix(vocab: Vocab, words: list[str], vectors: np.ndarray,
                      init: np.ndarray) -> tuple[np.ndarray, int]:
     """Copy known vectors into a lookup table initialised as `init`; -> (table, hits)."""

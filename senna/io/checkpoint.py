@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from senna.embeddings import read_embeddings, read_metadata, scaled
 from senna.features import FeatureSpec, Featurizer, Gazetteer
 from senna.nn.config import NetConfig
 from senna.vocab import TagSet, Vocab
@@ -50,8 +51,7 @@ class SavedModel:
 def _base_rows(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
     """-> (the embeddings as stored [N, D], float16 or float32, each vocab entry's row in them
     or -1); both cached, so models sharing embeddings share one array."""
-    where = Path(base["embeddings"])
-    where = where if where.is_absolute() else model_dir / where
+    where = Path(base["embeddings"])  # absolute in memory; relative only on disk
     try:
         stamp = (where / "vectors.npz").stat().st_mtime_ns if where.is_dir() else 0
         vectors, index = _cached_embeddings(str(where.resolve()), stamp)
@@ -64,31 +64,23 @@ def _base_rows(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, n
 def _cached_embeddings(path: str, stamp: int) -> tuple[np.ndarray, dict[str, int]]:
     """Read once per process (the shipped taggers share one table); `stamp` = file mtime.
     Kept in the stored precision (float16 halves the memory; the conversion is exact)."""
-    from senna.embeddings import read_embeddings, read_metadata
-
     words, vectors = read_embeddings(path)
     if read_metadata(path).get("dtype") == "float16":
         vectors = vectors.astype(np.float16)
     return vectors, {sys.intern(w): i for i, w in enumerate(words)}
 
 
-def _scaled(vectors: np.ndarray, divisor: float) -> np.ndarray:
-    """Rows as `senna.train.setup.initial_embeddings` put them in the table (float32 / divisor:
-    the same operation, so the same bits)."""
-    return vectors.astype(np.float32) / divisor
-
-
 def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
     """The word table a model started from -> (table [V, D] float32, rows found in the base).
 
-    `base` = {"embeddings": path (relative to the model directory, or absolute),
+    `base` = {"embeddings": absolute path (saved relative to the model directory),
     "divisor": the scale `senna.train.setup.initial_embeddings` divided the vectors by}.
     Rows of words missing from the embeddings are zero (a model always stores those).
     """
     vectors, rows = _base_rows(base, vocab, model_dir)
     found = rows >= 0
     table = np.zeros((len(vocab), vectors.shape[1]), dtype=np.float32)
-    table[found] = _scaled(vectors[rows[found]], base["divisor"])
+    table[found] = scaled(vectors[rows[found]], base["divisor"])
     return table, found
 
 
@@ -108,7 +100,7 @@ class OverlayTable:
 
     def __getitem__(self, ids: np.ndarray) -> np.ndarray:
         src = self.src[ids]
-        out = _scaled(self.base[np.maximum(src, 0)], self.divisor)
+        out = scaled(self.base[np.maximum(src, 0)], self.divisor)
         mine = src < 0
         if mine.any():
             out[mine] = self.own[~src[mine]]

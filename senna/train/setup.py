@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import torch
 
-from senna.embeddings import embedding_matrix, read_embeddings
+from senna.embeddings import embedding_matrix, read_embeddings, scaled
 from senna.features import Featurizer
 from senna.nn.networks import Tagger
 from senna.text.normalize import normalize_word
@@ -35,7 +35,7 @@ def initial_embeddings(net: Tagger, featurizer: Featurizer, path: str) -> tuple[
         raise ValueError(f"{path}: vectors of {vectors.shape[1]} values, the word table "
                          f"has {table.shape[1]} (set --word-dim)")
     divisor = max(float(vectors.std()), 1e-8)
-    vectors = vectors / divisor
+    vectors = scaled(vectors, divisor)
     init = table.detach().numpy()
     new, hits = embedding_matrix(featurizer.vocabs[featurizer.specs[j].name], words, vectors, init)
     with torch.no_grad():
