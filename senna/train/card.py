@@ -32,6 +32,13 @@ def card_text(config: dict) -> str:
         f"- Training data: `{cfg.get('train')}`",
         f"- Dev data: `{dev_data}`",
         f"- Licence of the data: {LICENCES.get(config['task'], 'see the data README')}",
+        *([f"- Word table initialised from `{cfg['embeddings']}`"
+           + (" and kept fixed" if cfg.get("fixed_embeddings") else "")
+           + ": see its own card for the text it was trained on and that text's licence"
+           + (" (the shipped embeddings' text includes Reuters-21578, for research use only)."
+              if str(cfg["embeddings"]).rstrip("/").endswith("senna/models/embeddings")
+              else ".")]
+          if cfg.get("embeddings") else []),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}",
         f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "
         "(wall clock, one thread, on a 2-core machine shared with other training runs)",
