@@ -149,13 +149,37 @@ def test_a_stopped_run_resumes_exactly(corpus_dir, tmp_path, monkeypatch):
     stopped = small_config(corpus_dir, tmp_path / "stopped")
     train_lm(stopped, progress=False)
     state = torch.load(tmp_path / "stopped" / CHECKPOINT, weights_only=True)
-    assert (state["stage"], state["step"]) == (0, 15)  # stopped inside stage 1
+    assert (state["stage"], state["windows"]) == (0, 15 * 64)  # stopped inside stage 1
     monkeypatch.undo()
     train_lm(stopped, progress=False)
     a, b = _final_weights(tmp_path / "straight"), _final_weights(tmp_path / "stopped")
     assert a.keys() == b.keys()
     for k in a:
         assert torch.equal(a[k], b[k]), k
+
+
+@pytest.mark.slow
+def test_a_run_resumed_with_another_batch_size_continues_by_windows(corpus_dir, tmp_path,
+                                                                    monkeypatch):
+    import senna.lm.train as lm_train
+
+    cfg = small_config(corpus_dir, tmp_path / "m")  # 6400 + 6400 windows in batches of 64
+    checks = {"n": 0}
+    monkeypatch.setattr(lm_train._Stopper, "stop",
+                        lambda self: checks.update(n=checks["n"] + 1) or checks["n"] == 3)
+    train_lm(cfg, progress=False)  # stops after 15 steps: 960 windows
+    monkeypatch.undo()
+    steps = {"n": 0}
+    real_step = lm_train.train_step
+
+    def counting_step(*args, **kw):
+        steps["n"] += 1
+        return real_step(*args, **kw)
+
+    monkeypatch.setattr(lm_train, "train_step", counting_step)
+    cfg.batch = 32
+    train_lm(cfg, progress=False)
+    assert steps["n"] == (6400 - 960) // 32 + 6400 // 32
 
 
 @pytest.mark.slow

@@ -34,12 +34,18 @@ def export(model_dir: str | os.PathLike, to: str | os.PathLike, fmt: str = "senn
         write_embeddings(to, words, vectors)
     else:
         save_embeddings(to, words, vectors, meta=meta, dtype=dtype)
-        (Path(to) / "MODEL_CARD.md").write_text(card(meta, len(words), vectors.shape[1], dtype))
+        coverage = {h["dictionary"]: corpus.coverage(h["dictionary"]) for h in meta["history"]}
+        (Path(to) / "MODEL_CARD.md").write_text(
+            card(meta, len(words), vectors.shape[1], dtype, coverage,
+                 (words[-1], int(corpus.counts[len(words) - 1]))))
     return Path(to)
 
 
-def card(meta: dict, count: int, dim: int, dtype: str) -> str:
-    """What the embeddings are, what they were trained on and how well, in Markdown."""
+def card(meta: dict, count: int, dim: int, dtype: str, coverage: dict[int, float],
+         last: tuple[str, int]) -> str:
+    """What the embeddings are, what they were trained on and how well, in Markdown;
+    `coverage`: share of running words inside each stage's dictionary; `last`: the
+    dictionary's last word and its count."""
     cfg = meta["config"]
     corpus = meta["corpus"]
     lines = [
@@ -71,13 +77,18 @@ def card(meta: dict, count: int, dim: int, dtype: str) -> str:
         f"{cfg['batch']} windows, SGD (hidden layers lr {cfg['lr']}, lookup table lr "
         f"{cfg['lr_emb']} per window).",
         "",
-        "| stage | dictionary | windows | held-out ranking error | margin violations |",
-        "|---|---|---|---|---|",
+        "| stage | dictionary | running words covered | windows | held-out ranking error "
+        "| margin violations |",
+        "|---|---|---|---|---|---|",
     ]
     for h in meta["history"]:
-        lines.append(f"| {h['stage']} | {h['dictionary']:,} | {h['windows'] / 1e6:.0f}M "
+        lines.append(f"| {h['stage']} | {h['dictionary']:,} "
+                     f"| {100 * coverage[h['dictionary']]:.1f}% | {h['windows'] / 1e6:.0f}M "
                      f"| {100 * h['error']:.2f}% | {100 * h['margin_violations']:.2f}% |")
     lines += [
+        "",
+        f"The last word of the dictionary, \"{last[0]}\", occurs {last[1]:,} times in the "
+        "training text.",
         "",
         "The ranking error is the share of (held-out window, random dictionary word) pairs "
         "where the corrupted window scores at least as high as the real one; each stage draws "

@@ -127,13 +127,16 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
     history: list[dict] = []
     if ckpt_path.exists():
         state = torch.load(ckpt_path, map_location=device, weights_only=True)
-        stage, step = state["stage"], state["step"]
+        stage = state["stage"]
+        # windows, not steps: a run may resume with another --batch or number of processes
+        step = state["windows"] // (cfg.batch * world)
         model = RankingLM(state["vocab_size"], cfg.dim, cfg.window, cfg.hidden).to(device)
         model.load_state_dict(state["model"])
         gen.set_state(state["generators"][rank % len(state["generators"])].cpu())
         history = state["history"]
         if rank == 0 and progress:
-            print(f"resuming from {ckpt_path}: stage {stage + 1}, step {step}")
+            print(f"resuming from {ckpt_path}: stage {stage + 1}, {state['windows']:,} windows "
+                  "done")
     else:
         stage, step = 0, 0
         torch.manual_seed(cfg.seed)
@@ -166,7 +169,7 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
                       f"{100 * scores['error']:.2f}% (margin violations "
                       f"{100 * scores['margin_violations']:.2f}%)")
         stage, step = stage + 1, 0
-        _checkpoint(model, gen, stage, step, history, ckpt_path, rank, world)
+        _checkpoint(model, gen, stage, 0, history, ckpt_path, rank, world)
     return model
 
 
@@ -199,14 +202,15 @@ def _check_in_sync(model: RankingLM) -> None:
                            f"{hi.item()})")
 
 
-def _checkpoint(model: RankingLM, gen: torch.Generator, stage: int, step: int,
+def _checkpoint(model: RankingLM, gen: torch.Generator, stage: int, windows: int,
                 history: list[dict], path: Path, rank: int, world: int) -> None:
+    """Save the run; `windows`: how many windows of `stage` are done."""
     if world > 1:
         _check_in_sync(model)
     states = _gather_generators(gen, world)
     if rank == 0:
         _save(path, {"model": model.state_dict(), "vocab_size": model.emb.num_embeddings,
-                     "stage": stage, "step": step, "generators": states,
+                     "stage": stage, "windows": windows, "generators": states,
                      "history": history, "world": world})
 
 
@@ -289,7 +293,8 @@ def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: tor
                 flag = flag.to(_comm_device())
                 dist.broadcast(flag, 0)
             if flag.item() and step < steps:
-                _checkpoint(model, gen, stage, step, history, ckpt_path, rank, world)
+                _checkpoint(model, gen, stage, step * cfg.batch * world, history, ckpt_path,
+                            rank, world)
                 last_ckpt = time.time()
                 if flag.item() == 2:
                     break
