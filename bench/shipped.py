@@ -21,15 +21,6 @@ from senna.scoring import score_predictions
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def set_column(sentence, name: str, values: list[str]) -> None:
-    if hasattr(sentence, "columns"):
-        sentence.columns[name] = values
-    elif name == "pos":
-        sentence.pos = values
-    else:
-        sentence.extra = {**getattr(sentence, "extra", {}), name: values}
-
-
 def with_predicted(sentences: list, models: dict[str, TaskModel], names: list[str]) -> list:
     """Copies of the sentences whose input columns `names` come from the shipped models."""
     out = copy.deepcopy(sentences)
@@ -38,9 +29,9 @@ def with_predicted(sentences: list, models: dict[str, TaskModel], names: list[st
     pt0 = models["pt0"].predict(words, [{"pos": p} for p in pos]) if "pt0" in names else []
     for k, s in enumerate(out):
         if "pos" in names:
-            set_column(s, "pos", pos[k])
+            s.columns["pos"] = pos[k]
         if "pt0" in names:
-            set_column(s, "pt0", pt0[k])
+            s.columns["pt0"] = pt0[k]
     return out
 
 

@@ -24,15 +24,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-# task -> (train file, dev file or None for "last 10% of train", extra options)
-DATA = {
-    "pos": ("ewt/ewt.train.pos", "ewt/ewt.dev.pos", []),
-    "chunk": ("conll2000/train.txt", None, []),
-    "ner": ("conll2003/eng.train", "conll2003/eng.testa", []),
-    "pt0": ("ewt/ewt.train.pt0", "ewt/ewt.dev.pt0", []),
-    "srl": ("ewt/ewt.train.verbs-args.conll", "ewt/ewt.dev.verbs-args.conll",
-            ["--optimizer", "adam", "--lr", "0.001"]),
-}
+from senna.tasks import TASKS
+
+
+def _options(settings: dict) -> list[str]:
+    return [x for k, v in settings.items() for x in (f"--{k.replace('_', '-')}", str(v))]
+
+
+# task -> (train file, dev file or None for "last 10% of train", extra options): the table's
+DATA = {t.name: (*t.data, _options(t.extra)) for t in TASKS.values()}
 DEV_NAMES = {"pos": "EWT dev (acc.)", "chunk": "CoNLL-2000 train, last 10% (F1)",
              "ner": "CoNLL-2003 eng.testa (F1)", "pt0": "EWT dev (F1)",
              "srl": "EWT verbs-args dev (F1)"}

@@ -11,7 +11,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from senna.document import Document, Sentence, Token
-from senna.runtime.pipeline import DEFAULT_TASKS, Pipeline
+from senna.runtime.pipeline import Pipeline
+from senna.tasks import DEFAULT_TASKS
 from senna.text.tokenize import split_pretokenized, tokenize
 
 Text = str | Sequence[str]
@@ -19,8 +20,7 @@ Text = str | Sequence[str]
 
 def raw_document(text: str) -> Document:
     """Untagged document: sentences and tokens of raw text, offsets into `text`."""
-    return Document(text, [Sentence([Token(t.text, t.start, t.end) for t in sent])
-                           for sent in tokenize(text)])
+    return Document(text, [Sentence.from_tokens(sent, text) for sent in tokenize(text)])
 
 
 def _usrtokens(line: str) -> list[Token]:
@@ -41,12 +41,14 @@ def pretokenized_document(tokens: Text) -> Document:
     """Untagged one-sentence document.  A string is split at whitespace (SENNA's
     -usrtokens, offsets into it); a list is taken as is and joined by spaces."""
     if isinstance(tokens, str):
-        return Document(tokens, [Sentence(words)] if (words := _usrtokens(tokens)) else [])
+        toks = _usrtokens(tokens)
+        return Document(tokens, [Sentence.from_tokens(toks, tokens)] if toks else [])
     out, pos = [], 0
     for word in tokens:
         out.append(Token(word, pos, pos + len(word)))
         pos += len(word) + 1
-    return Document(" ".join(tokens), [Sentence(out)] if out else [])
+    text = " ".join(tokens)
+    return Document(text, [Sentence.from_tokens(out, text)] if out else [])
 
 
 class Tagger:

@@ -19,7 +19,7 @@ def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
     for i, (s, o) in enumerate(zip(sentences, other, strict=True)):
         if o.words != s.words:
             raise ValueError(f"{path}: sentence {i + 1} has other words than the task data")
-        s.extra = {name: o.columns[name]}
+        s.columns[name] = o.columns[name]
 
 
 def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:

@@ -1,35 +1,32 @@
-"""What the tagger returns: documents of sentences of tokens, with spans read off the tags.
+"""The one data model: a sentence of words with named tag columns and predicate frames.
 
-Tags are kept in the scheme the networks predict (IOBES for CHUNK, NER, PT0 and SRL; plain
-tags for POS); output writers convert them.  Spans (chunks, entities, SRL arguments) are
-derived with `senna.tags.tags_to_spans`, so they match what the CoNLL scorers count.
+Readers, features, training, the runtime and the writers all pass the same `Sentence`:
+
+* `words` and, when they come from raw text, `tokens` (the same words with character
+  offsets into `source`);
+* `columns`: named per-word columns -- gold or predicted task tags (`pos`, `chunk`, `ner`,
+  `pt0`) and any other column a file carries (`parse`, `lemma`, CoNLL-U fields, ...);
+* `predicates` (token indices) and `roles`, one tag column per predicate (bracket cells as
+  read from CoNLL-2005 files, IOBES as the tagger predicts: `tags_to_spans` reads both).
+
+Spans are read off the tags on demand (`spans`, `frames`) with `senna.tags.tags_to_spans`, so
+they match what the CoNLL scorers count.  Which task fills which column, and under which
+name its spans appear in JSON, is the task table's business (`senna.tasks`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from senna.tags import tags_to_spans
+from senna.tasks import TASKS
+from senna.text.tokenize import Token
 
-TOKEN_TASKS = ("pos", "chunk", "ner", "pt0")
-
-
-@dataclass(slots=True)
-class Token:
-    """A word, its character offsets in the source text, and one tag per task (None when
-    the task was not run); offsets are None for input given as bare words."""
-
-    text: str
-    start: int | None = None
-    end: int | None = None
-    pos: str | None = None
-    chunk: str | None = None
-    ner: str | None = None
-    pt0: str | None = None
+__all__ = ["Document", "Frame", "Sentence", "Span", "Token"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Span:
     """Tokens [start, end) (end exclusive) labelled `label`; `text` is their surface."""
 
@@ -39,30 +36,73 @@ class Span:
     text: str
 
 
-@dataclass
-class Predicate:
-    """One SRL predicate: its token index, its arguments (the V span included) and the
+@dataclass(frozen=True)
+class Frame:
+    """One predicate: its token index and word, its arguments (the V span included) and the
     per-token role tags they come from."""
 
     index: int
     word: str
-    arguments: list[Span] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
+    arguments: list[Span]
+    tags: list[str]
 
 
 @dataclass
 class Sentence:
-    tokens: list[Token]
-    chunks: list[Span] = field(default_factory=list)
-    entities: list[Span] = field(default_factory=list)
-    predicates: list[Predicate] = field(default_factory=list)
+    words: list[str]
+    columns: dict[str, list[str]] = field(default_factory=dict)
+    predicates: list[int] = field(default_factory=list)
+    roles: list[list[str]] = field(default_factory=list)
+    doc: int = 0                      # document index (CoNLL-2003 -DOCSTART- blocks)
+    tokens: list[Token] | None = None  # the words with offsets into `source`, when known
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.tokens is None:
+            self.tokens = [Token(w, None, None) for w in self.words]  # type: ignore[arg-type]
+
+    @classmethod
+    def from_tokens(cls, tokens: Sequence[Token], source: str | None = None) -> Sentence:
+        return cls([t.text for t in tokens], tokens=list(tokens), source=source)
+
+    def span_text(self, start: int, end: int) -> str:
+        """The source slice when offsets and source are known, else the words joined."""
+        first, last = self.tokens[start], self.tokens[end - 1]
+        if self.source is not None and first.start is not None and last.end is not None:
+            return self.source[first.start : last.end]
+        return " ".join(self.words[start:end])
+
+    def tag_spans(self, tags: Sequence[str]) -> list[Span]:
+        """Labelled spans of one tag column (any scheme conlleval reads)."""
+        return [Span(label, s, e, self.span_text(s, e)) for label, s, e in tags_to_spans(tags)]
+
+    def spans(self, column: str) -> list[Span]:
+        """Spans of a tag column (`chunk`, `ner`, `pt0`); [] when the column is absent."""
+        return self.tag_spans(self.columns[column]) if column in self.columns else []
 
     @property
-    def words(self) -> list[str]:
-        return [t.text for t in self.tokens]
+    def frames(self) -> list[Frame]:
+        return [Frame(p, self.words[p], self.tag_spans(tags), list(tags))
+                for p, tags in zip(self.predicates, self.roles, strict=True)]
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """JSON-ready: tokens with one field per token task (None: not run), the span
+        fields the task table names, and the predicate frames."""
+        token_tasks = [t for t in TASKS.values() if not t.per_predicate]
+        tokens = []
+        for i, tok in enumerate(self.tokens):
+            d = {"text": tok.text, "start": tok.start, "end": tok.end}
+            for t in token_tasks:
+                d[t.name] = self.columns[t.name][i] if t.name in self.columns else None
+            tokens.append(d)
+        out: dict = {"tokens": tokens}
+        for t in token_tasks:
+            if t.span_field:
+                out[t.span_field] = [vars(s) for s in self.spans(t.name)]
+        out["predicates"] = [{"index": f.index, "word": f.word,
+                              "arguments": [vars(a) for a in f.arguments], "tags": f.tags}
+                             for f in self.frames]
+        return out
 
 
 @dataclass
@@ -79,37 +119,3 @@ class Document:
     def to_dict(self) -> dict:
         """Plain JSON-ready data (one object per document)."""
         return {"text": self.text, "sentences": [s.to_dict() for s in self.sentences]}
-
-
-def span_text(tokens: Sequence[Token], start: int, end: int, source: str | None = None) -> str:
-    """The source slice when offsets and source are known, else the words joined by spaces."""
-    first, last = tokens[start], tokens[end - 1]
-    if source is not None and first.start is not None and last.end is not None:
-        return source[first.start : last.end]
-    return " ".join(t.text for t in tokens[start:end])
-
-
-def spans(tokens: Sequence[Token], tags: Sequence[str], source: str | None = None) -> list[Span]:
-    """Labelled spans of one tag column (any scheme conlleval reads)."""
-    return [Span(label, s, e, span_text(tokens, s, e, source))
-            for label, s, e in tags_to_spans(tags)]
-
-
-def build_sentence(tokens: list[Token], columns: Mapping[str, Sequence[str]],
-                   roles: Mapping[int, Sequence[str]] | None = None,
-                   source: str | None = None) -> Sentence:
-    """Attach task columns (`pos`, `chunk`, `ner`, `pt0`) and SRL role columns (predicate
-    index -> tags) to tokens, and read the spans off them."""
-    for task in TOKEN_TASKS:
-        if task in columns:
-            for tok, tag in zip(tokens, columns[task], strict=True):
-                setattr(tok, task, tag)
-    sent = Sentence(tokens)
-    if "chunk" in columns:
-        sent.chunks = spans(tokens, columns["chunk"], source)
-    if "ner" in columns:
-        sent.entities = spans(tokens, columns["ner"], source)
-    for p, tags in sorted((roles or {}).items()):
-        sent.predicates.append(Predicate(p, tokens[p].text, spans(tokens, tags, source),
-                                         list(tags)))
-    return sent

@@ -1,9 +1,12 @@
 """Discrete features -> integer ids, one column per lookup table (paper section 3.1.1).
 
-A feature is data, not code: a `FeatureSpec` names what to extract (the normalised word, the
-caps pattern, a suffix, a gazetteer flag, another tagger's output column, the distance to the
-predicate) and how wide its embedding is.  `Featurizer` turns a sentence into ids [T, F], the
-only thing a network sees.  Adding a cascade (POS for CHUNK, PT0 for SRL) means adding a spec.
+A `FeatureSpec` (data, saved with a model) names a feature kind, its argument and how wide
+its embedding is; each kind is a small class (`KINDS`) that builds its vocabulary from
+training sentences and computes ids, either per word (word, caps, suffix: cached per distinct
+word) or over a batch (gazetteer matches, another tagger's column, the distance to the
+predicate).  Ids come from the kind's vocabulary, never from literal offsets.  `Featurizer`
+turns sentences into ids [T, F], the only thing a network sees.  Adding a cascade (POS for
+CHUNK, PT0 for SRL) means adding a spec; adding a kind means adding a class.
 """
 
 from __future__ import annotations
@@ -18,9 +21,6 @@ import numpy as np
 
 from senna.text.normalize import CAPS_TAGS, caps_feature, normalize_word, suffix
 from senna.vocab import Vocab
-
-KINDS = ("word", "caps", "suffix", "gazetteer", "column", "pred_distance")
-WORD_KINDS = ("word", "caps", "suffix")   # functions of the word alone (cached per word)
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class FeatureSpec:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise ValueError(f"feature kind must be one of {KINDS}, got {self.kind!r}")
+            raise ValueError(f"feature kind must be one of {tuple(KINDS)}, got {self.kind!r}")
 
 
 def word(dim: int = 50) -> FeatureSpec:
@@ -124,23 +124,161 @@ class Gazetteer:
         return self.match([words])[:, self.kinds.index(kind)]
 
 
-def input_columns(sentence) -> dict[str, list[str]]:
-    """Columns a feature may read: a Sentence's columns, or an SRL sentence's POS plus any
-    attached tag columns (PT0)."""
-    if hasattr(sentence, "columns"):
-        return sentence.columns
-    return {"pos": sentence.pos, **getattr(sentence, "extra", {})}
+class Feature:
+    """A feature kind: how one lookup table's ids are computed.  `per_word` kinds depend on
+    the word alone (their ids are cached per distinct word); the others read the whole
+    batch (gazetteer matches, other taggers' columns, the predicate's position)."""
+
+    per_word = False
+
+    def __init__(self, spec: FeatureSpec, vocab: Vocab):
+        self.spec, self.vocab = spec, vocab
+
+    @classmethod
+    def fit_vocab(cls, spec: FeatureSpec, sentences: Sequence, words: Vocab | None,
+                  max_words: int) -> Vocab:
+        """The vocabulary a new model gets for this feature (from the training sentences)."""
+        raise NotImplementedError
+
+    def word_id(self, word: str, norm: str) -> int:
+        """Per-word kinds: the id of `word` (`norm`: its normalised form)."""
+        raise NotImplementedError
+
+    def batch_ids(self, batch: Batch) -> np.ndarray:
+        """Other kinds: [batch.n] ids, sentence after sentence."""
+        raise NotImplementedError
 
 
-def _fixed_vocab(spec: FeatureSpec) -> Vocab | None:
-    if spec.kind == "caps":
-        return Vocab(CAPS_TAGS[1:])  # caps_feature(w) + 1 == id
-    if spec.kind == "gazetteer":
-        return Vocab(["no", "yes"])  # ids 2, 3
-    if spec.kind == "pred_distance":
+class WordFeature(Feature):
+    """The normalised word (lower case, digit runs -> NUMBER); unseen -> RARE."""
+
+    per_word = True
+
+    @classmethod
+    def fit_vocab(cls, spec, sentences, words, max_words):
+        return words or Vocab.from_counts(
+            Counter(normalize_word(w) for s in sentences for w in s.words), max_words)
+
+    def word_id(self, word: str, norm: str) -> int:
+        return self.vocab.index.get(norm, Vocab.unk_id)
+
+
+class CapsFeature(Feature):
+    """The capitalisation class (senna.text.normalize.CAPS_TAGS)."""
+
+    per_word = True
+
+    def __init__(self, spec: FeatureSpec, vocab: Vocab):
+        super().__init__(spec, vocab)
+        self._ids = [vocab.index.get(t, Vocab.unk_id) for t in CAPS_TAGS]
+
+    @classmethod
+    def fit_vocab(cls, spec, sentences, words, max_words):
+        return Vocab(CAPS_TAGS[1:])  # CAPS_TAGS[0] is PADDING, Vocab's own id 0
+
+    def word_id(self, word: str, norm: str) -> int:
+        return self._ids[caps_feature(word)]
+
+
+class SuffixFeature(Feature):
+    """The last `arg` characters of the normalised word (POS, Table 14)."""
+
+    per_word = True
+
+    @classmethod
+    def fit_vocab(cls, spec, sentences, words, max_words):
+        n = int(spec.arg)
+        return Vocab.from_counts(Counter(suffix(w, n) for s in sentences for w in s.words))
+
+    def word_id(self, word: str, norm: str) -> int:
+        return self.vocab.index.get(suffix(word, int(self.spec.arg)), Vocab.unk_id)
+
+
+class GazetteerFeature(Feature):
+    """Is the word inside a gazetteer entry of type `arg` (NER, section 6.2)."""
+
+    def __init__(self, spec: FeatureSpec, vocab: Vocab):
+        super().__init__(spec, vocab)
+        self.no, self.yes = vocab.index["no"], vocab.index["yes"]
+
+    @classmethod
+    def fit_vocab(cls, spec, sentences, words, max_words):
+        return Vocab(["no", "yes"])
+
+    def batch_ids(self, batch: Batch) -> np.ndarray:
+        kinds = batch.gazetteer.kinds
+        if self.spec.arg not in kinds:
+            return np.full(batch.n, self.no, dtype=np.int64)
+        found = batch.matches[:, kinds.index(self.spec.arg)]
+        return np.where(found, self.yes, self.no).astype(np.int64)
+
+    def drop(self, ids: np.ndarray, p: float, rng: np.random.Generator) -> None:
+        """Switch "yes" flags to "no" with probability p, in place (training only)."""
+        ids[(ids == self.yes) & (rng.random(ids.shape) < p)] = self.no
+
+
+class ColumnFeature(Feature):
+    """Another column of the sentence, e.g. the POS tags for CHUNK (a cascade)."""
+
+    @classmethod
+    def fit_vocab(cls, spec, sentences, words, max_words):
+        return Vocab(sorted({t for s in sentences for t in s.columns[spec.arg]}))
+
+    def batch_ids(self, batch: Batch) -> np.ndarray:
+        name, lengths = self.spec.arg, batch.lengths
+        cols = batch.columns
+        if any(name not in c for c, k in zip(cols, lengths, strict=True) if k):
+            raise ValueError(f"feature {self.spec.name!r} needs input column {name!r}")
+        if any(len(c[name]) != k for c, k in zip(cols, lengths, strict=True) if k):
+            raise ValueError(f"input column {name!r} is not one value per word")
+        values = chain.from_iterable(c[name] if k else () for c, k in zip(cols, lengths,
+                                                                          strict=True))
+        return np.fromiter(map(self.vocab.index.get, values, repeat(Vocab.unk_id)), np.int64,
+                           batch.n)
+
+
+class PredDistanceFeature(Feature):
+    """Distance to the predicate, clipped at `arg` (SRL with the window approach)."""
+
+    def __init__(self, spec: FeatureSpec, vocab: Vocab):
+        super().__init__(spec, vocab)
+        self.clip = int(spec.arg)
+        self._ids = np.array([vocab.index[str(d)] for d in range(-self.clip, self.clip + 1)])
+
+    @classmethod
+    def fit_vocab(cls, spec, sentences, words, max_words):
         clip = int(spec.arg)
         return Vocab([str(d) for d in range(-clip, clip + 1)])
-    return None
+
+    def batch_ids(self, batch: Batch) -> np.ndarray:
+        preds, lengths = batch.predicates, batch.lengths
+        if any(p is None for p, k in zip(preds, lengths, strict=True) if k):
+            raise ValueError("the pred_distance feature needs a predicate position")
+        starts = np.cumsum(lengths) - lengths
+        offset = np.repeat(starts + np.array([p or 0 for p in preds]), lengths)
+        return self._ids[np.clip(np.arange(batch.n) - offset, -self.clip, self.clip) + self.clip]
+
+
+KINDS: dict[str, type[Feature]] = {
+    "word": WordFeature, "caps": CapsFeature, "suffix": SuffixFeature,
+    "gazetteer": GazetteerFeature, "column": ColumnFeature, "pred_distance": PredDistanceFeature,
+}
+
+
+@dataclass
+class Batch:
+    """What non-per-word features read: the sentences' columns, predicates and gazetteer
+    matches, one entry per sentence; `n` words in all."""
+
+    lengths: list[int]
+    columns: Sequence[Mapping[str, Sequence[str]]]
+    predicates: Sequence[int | None]
+    gazetteer: Gazetteer | None
+    matches: np.ndarray | None
+
+    @property
+    def n(self) -> int:
+        return sum(self.lengths)
 
 
 class _WordCache(dict):
@@ -165,34 +303,29 @@ class Featurizer:
         missing = [s.name for s in self.specs if s.name not in self.vocabs]
         if missing:
             raise ValueError(f"no vocabulary for features {missing}")
-        if any(s.kind == "gazetteer" for s in self.specs) and gazetteer is None:
+        self.kinds = [KINDS[s.kind](s, self.vocabs[s.name]) for s in self.specs]
+        if gazetteer is None and any(isinstance(k, GazetteerFeature) for k in self.kinds):
             raise ValueError("a gazetteer feature needs a gazetteer list")
+        self._per_word = [j for j, k in enumerate(self.kinds) if k.per_word]
         self._cache = _WordCache(self._word_row)
         self._rows: list[list[int]] = []
-        width = sum(s.kind in WORD_KINDS for s in self.specs)
-        self._table = np.empty((0, width), dtype=np.int64)
+        self._table = np.empty((0, len(self._per_word)), dtype=np.int64)
 
     @classmethod
     def fit(cls, specs: Sequence[FeatureSpec], sentences: Sequence,
             gazetteer: Gazetteer | None = None, words: Vocab | None = None,
             max_words: int = 100_000) -> Featurizer:
         """Build vocabularies from training sentences (`words` given: use that dictionary)."""
-        vocabs: dict[str, Vocab] = {}
-        for spec in specs:
-            fixed = _fixed_vocab(spec)
-            if fixed is not None:
-                vocabs[spec.name] = fixed
-            elif spec.kind == "word":
-                vocabs[spec.name] = words or Vocab.from_counts(
-                    Counter(normalize_word(w) for s in sentences for w in s.words), max_words)
-            elif spec.kind == "suffix":
-                n = int(spec.arg)
-                vocabs[spec.name] = Vocab.from_counts(
-                    Counter(suffix(w, n) for s in sentences for w in s.words))
-            else:  # column: every value seen, sorted
-                values = {t for s in sentences for t in input_columns(s)[spec.arg]}
-                vocabs[spec.name] = Vocab(sorted(values))
+        vocabs = {s.name: KINDS[s.kind].fit_vocab(s, sentences, words, max_words)
+                  for s in specs}
         return cls(specs, vocabs, gazetteer)
+
+    def index(self, kind: type[Feature]) -> int:
+        """Position of the first feature of a kind (e.g. the word table)."""
+        return next(j for j, k in enumerate(self.kinds) if isinstance(k, kind))
+
+    def of_kind(self, kind: type[Feature]) -> list[Feature]:
+        return [k for k in self.kinds if isinstance(k, kind)]
 
     # Word-level features (word, caps, suffix) depend on the word alone: they are computed
     # once per distinct word and kept in a table; the cache is emptied between batches once
@@ -202,15 +335,7 @@ class Featurizer:
     def _word_row(self, word: str) -> int:
         """Cache miss: the ids of every word-level feature of `word`, as a new table row."""
         norm = normalize_word(word)
-        ids = []
-        for spec in self.specs:
-            if spec.kind == "word":
-                ids.append(self.vocabs[spec.name].index.get(norm, 1))
-            elif spec.kind == "caps":
-                ids.append(caps_feature(word) + 1)
-            elif spec.kind == "suffix":
-                ids.append(self.vocabs[spec.name].index.get(suffix(word, int(spec.arg)), 1))
-        self._rows.append(ids)
+        self._rows.append([self.kinds[j].word_id(word, norm) for j in self._per_word])
         self._cache[word] = len(self._rows) - 1
         return len(self._rows) - 1
 
@@ -233,36 +358,15 @@ class Featurizer:
         lengths = [len(s) for s in sentences]
         n = sum(lengths)
         out = np.empty((n, len(self.specs)), dtype=np.int64)
-        cached = [j for j, s in enumerate(self.specs) if s.kind in WORD_KINDS]
-        if cached:
-            out[:, cached] = self._word_ids(chain.from_iterable(sentences), n)
-        gaz = [j for j, s in enumerate(self.specs) if s.kind == "gazetteer"]
-        if gaz:
-            assert self.gazetteer is not None
-            found = self.gazetteer.match(sentences)
-            kinds = self.gazetteer.kinds
-            for j in gaz:
-                arg = self.specs[j].arg
-                out[:, j] = found[:, kinds.index(arg)] + 2 if arg in kinds else 2
-        for j, spec in enumerate(self.specs):
-            if spec.kind == "column":
-                cols = columns or [{}] * len(sentences)
-                if any(spec.arg not in c for c, k in zip(cols, lengths, strict=True) if k):
-                    raise ValueError(f"feature {spec.name!r} needs input column {spec.arg!r}")
-                if any(len(c[spec.arg]) != k for c, k in zip(cols, lengths, strict=True) if k):
-                    raise ValueError(f"input column {spec.arg!r} is not one value per word")
-                get = self.vocabs[spec.name].index.get
-                values = chain.from_iterable(c[spec.arg] if k else () for c, k
-                                             in zip(cols, lengths, strict=True))
-                out[:, j] = np.fromiter(map(get, values, repeat(1)), np.int64, n)
-            elif spec.kind == "pred_distance":
-                preds = predicates or [None] * len(sentences)
-                if any(p is None for p, k in zip(preds, lengths, strict=True) if k):
-                    raise ValueError("the pred_distance feature needs a predicate position")
-                clip = int(spec.arg)
-                starts = np.cumsum(lengths) - lengths
-                offset = np.repeat(starts + np.array([p or 0 for p in preds]), lengths)
-                out[:, j] = np.clip(np.arange(n) - offset, -clip, clip) + clip + 2
+        if self._per_word:
+            out[:, self._per_word] = self._word_ids(chain.from_iterable(sentences), n)
+        others = [j for j, k in enumerate(self.kinds) if not k.per_word]
+        if others:
+            matches = self.gazetteer.match(sentences) if self.gazetteer is not None else None
+            batch = Batch(lengths, columns or [{}] * len(sentences),
+                          predicates or [None] * len(sentences), self.gazetteer, matches)
+            for j in others:
+                out[:, j] = self.kinds[j].batch_ids(batch)
         return out
 
     def encode(self, words: Sequence[str], columns: Mapping[str, Sequence[str]] | None = None,

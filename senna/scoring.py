@@ -37,5 +37,5 @@ def score_predictions(task: TaskSpec, sentences: Sequence,
         r = chunk_scores(gold_tags(task, sentences), pred)
         return ({"score": r.f1, "precision": r.precision, "recall": r.recall},
                 format_conlleval(r))
-    r = srl_scores([s.args for s in sentences], group_roles(sentences, predicted))
+    r = srl_scores([s.roles for s in sentences], group_roles(sentences, predicted))
     return {"score": r.f1, "precision": r.precision, "recall": r.recall}, format_srl_eval(r)

@@ -1,5 +1,12 @@
-"""What differs between tasks, as data: which file format, which column is the target,
-which tagging scheme the network predicts, which metric scores it, which features it reads.
+"""The task table: everything that differs between tasks, as data.
+
+Each `TaskSpec` says how its data is read (format, target column, the files' tag scheme),
+what the network predicts (scheme, default approach, criterion-independent), how it is
+scored (metric), which features each preset reads, what it requires from other tasks and
+what it assigns (the column it fills; per predicate or per word), where its spans appear in
+the JSON output, its SENNA column name and flag, and its data licence.  The order of
+`TASKS` is the cascade order (a task comes after those whose columns it reads).  Code
+outside this table loops over it instead of naming tasks.
 
 Feature presets: "basic" is the paper's benchmark setting (words + caps, Table 4);
 "senna" adds SENNA's task-specific features (Table 14: suffix for POS, POS for CHUNK and PT0,
@@ -8,7 +15,7 @@ gazetteers for NER, PT0 for SRL).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from senna import features as F
 from senna.features import FeatureSpec
@@ -18,12 +25,22 @@ from senna.features import FeatureSpec
 class TaskSpec:
     name: str
     fmt: str                # reader format (senna.io.conll.read_dataset)
-    target: str             # column holding the gold tags ("args" for SRL)
+    target: str             # column holding the gold tags (per-predicate tasks: the roles)
     scheme: str             # "tags" (no spans) or "iobes": what the network predicts
-    metric: str             # "accuracy" | "chunk" | "srl"
+    metric: str             # "accuracy" | "chunk" | "srl" (senna.scoring)
     approach: str           # default network: "window" | "sentence"
     presets: dict[str, tuple[FeatureSpec, ...]]
-    source_scheme: str = "iob2"  # scheme of the files (CoNLL-2003 is IOB1)
+    source_scheme: str = "iob2"      # scheme of the files (CoNLL-2003 is IOB1)
+    per_predicate: bool = False      # one tag column per predicate (SRL) instead of per word
+    requires: tuple[str, ...] = ()   # tasks whose output it always needs (besides features)
+    span_field: str | None = None    # JSON field of its spans ("chunks", "entities")
+    column: str = ""                 # SENNA output column / CLI flag name
+    misc: str = ""                   # CoNLL-U MISC key of its tags (span tasks)
+    aliases: tuple[str, ...] = ()
+    default: bool = True             # in the tagger's default output
+    licence: str = "see the data README"
+    data: tuple[str, str | None] = ("", None)  # (train, dev) under the data root; None: split
+    extra: dict = field(default_factory=dict)  # per-task training settings for bench runs
 
     def features(self, preset: str = "basic") -> tuple[FeatureSpec, ...]:
         if preset not in self.presets:
@@ -31,26 +48,64 @@ class TaskSpec:
                              f"{sorted(self.presets)}, got {preset!r}")
         return self.presets[preset]
 
+    @property
+    def score_name(self) -> str:
+        return "accuracy" if self.metric == "accuracy" else "F1"
+
 
 BASIC = (F.word(), F.caps())
 GAZ = tuple(F.gazetteer_feature(k) for k in ("LOC", "MISC", "ORG", "PER"))
+EWT_LICENCE = "CC BY-SA 4.0."
 
-TASKS: dict[str, TaskSpec] = {
-    "pos": TaskSpec("pos", "tagged", "pos", "tags", "accuracy", "window",
-                    {"basic": BASIC, "senna": BASIC + (F.suffix_feature(2),)}),
-    "chunk": TaskSpec("chunk", "conll2000", "chunk", "iobes", "chunk", "window",
-                      {"basic": BASIC, "senna": BASIC + (F.column("pos"),)}),
-    "ner": TaskSpec("ner", "conll2003", "ner", "iobes", "chunk", "window",
-                    {"basic": BASIC, "senna": BASIC + GAZ}, source_scheme="iob1"),
-    "pt0": TaskSpec("pt0", "pt0", "pt0", "iobes", "chunk", "window",
-                    {"basic": BASIC, "senna": BASIC + (F.column("pos"),)}, source_scheme="iobes"),
-    "srl": TaskSpec("srl", "srl", "args", "iobes", "srl", "sentence",
-                    {"basic": BASIC, "senna": BASIC + (F.column("pt0"),),
-                     "window": BASIC + (F.pred_distance(),)}),
-}
+TASKS: dict[str, TaskSpec] = {t.name: t for t in (
+    TaskSpec("pos", "tagged", "pos", "tags", "accuracy", "window",
+             {"basic": BASIC, "senna": BASIC + (F.suffix_feature(2),)},
+             column="POS",
+             licence="English Web Treebank via UD English EWT: " + EWT_LICENCE,
+             data=("ewt/ewt.train.pos", "ewt/ewt.dev.pos")),
+    TaskSpec("chunk", "conll2000", "chunk", "iobes", "chunk", "window",
+             {"basic": BASIC, "senna": BASIC + (F.column("pos"),)},
+             span_field="chunks", column="CHK", misc="Chunk", aliases=("chk",),
+             licence="CoNLL-2000 shared task data (WSJ sections with Brill POS): freely "
+                     "distributed with the shared task.",
+             data=("conll2000/train.txt", None)),
+    TaskSpec("ner", "conll2003", "ner", "iobes", "chunk", "window",
+             {"basic": BASIC, "senna": BASIC + GAZ}, source_scheme="iob1",
+             span_field="entities", column="NER", misc="NER",
+             licence="CoNLL-2003 English (Reuters) and its gazetteer: research use only, as "
+                     "their distributors state. This model is for research use.",
+             data=("conll2003/eng.train", "conll2003/eng.testa")),
+    TaskSpec("pt0", "pt0", "pt0", "iobes", "chunk", "window",
+             {"basic": BASIC, "senna": BASIC + (F.column("pos"),)}, source_scheme="iobes",
+             column="PT0", misc="PT0", default=False,
+             licence="English Web Treebank trees via the PropBank unified release: "
+                     + EWT_LICENCE,
+             data=("ewt/ewt.train.pt0", "ewt/ewt.dev.pt0")),
+    TaskSpec("srl", "srl", "roles", "iobes", "srl", "sentence",
+             {"basic": BASIC, "senna": BASIC + (F.column("pt0"),),
+              "window": BASIC + (F.pred_distance(),)},
+             per_predicate=True, requires=("pos",), column="SRL",
+             licence="PropBank unified release on EWT: " + EWT_LICENCE,
+             data=("ewt/ewt.train.verbs-args.conll", "ewt/ewt.dev.verbs-args.conll"),
+             extra={"optimizer": "adam", "lr": 0.001}),
+)}
+
+ALIASES = {alias: t.name for t in TASKS.values() for alias in (t.name, *t.aliases)}
+DEFAULT_TASKS = tuple(t.name for t in TASKS.values() if t.default)
 
 
 def get_task(name: str) -> TaskSpec:
-    if name not in TASKS:
-        raise ValueError(f"unknown task {name!r}; expected one of {sorted(TASKS)}")
-    return TASKS[name]
+    key = ALIASES.get(name.strip().lower())
+    if key is None:
+        raise ValueError(f"unknown task {name!r}; expected one of {', '.join(TASKS)}")
+    return TASKS[key]
+
+
+def normalize_tasks(tasks: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """'pos,chk' or ['ner', 'pos'] -> ('pos', 'ner') in cascade order; ValueError if a name
+    is unknown or none is given."""
+    names = tasks.split(",") if isinstance(tasks, str) else list(tasks)
+    chosen = {get_task(n).name for n in names if n.strip()}
+    if not chosen:
+        raise ValueError(f"no task given; expected some of {', '.join(TASKS)}")
+    return tuple(t for t in TASKS if t in chosen)

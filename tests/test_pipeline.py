@@ -107,15 +107,15 @@ def test_missing_dependency_is_a_clear_error(models, tmp_path):
 def test_cascade_feeds_upstream_columns(models):
     pipe = Pipeline(models, ("pos", "chunk", "pt0", "srl"))
     sents = pipe.tag(SENTS)
-    pos = [[t.pos for t in s.tokens] for s in sents]
+    pos = [s.columns["pos"] for s in sents]
     chunk = TaskModel.load(models / "chunk").predict(SENTS, [{"pos": p} for p in pos])
-    assert [[t.chunk for t in s.tokens] for s in sents] == chunk
+    assert [s.columns["chunk"] for s in sents] == chunk
     srl = TaskModel.load(models / "srl")
     for words, s, p in zip(SENTS, sents, pos, strict=True):
         preds = [i for i, t in enumerate(p) if t.startswith("VB")]
-        assert [x.index for x in s.predicates] == preds
-        pt0 = {"pt0": [t.pt0 for t in s.tokens]}
-        assert [x.tags for x in s.predicates] == srl.predict_roles(words, preds, pt0)
+        assert s.predicates == preds
+        pt0 = {"pt0": s.columns["pt0"]}
+        assert s.roles == srl.predict_roles(words, preds, pt0)
 
 
 def test_batch_equals_one_by_one(models):
@@ -130,8 +130,8 @@ def test_batch_equals_one_by_one(models):
 def test_user_predicates(models):
     pipe = Pipeline(models, ["srl"])
     sents = pipe.tag(SENTS[:2], [[5, 2, 2], []])
-    assert [p.index for p in sents[0].predicates] == [2, 5]
-    assert sents[0].predicates[0].word == "sat" and sents[1].predicates == []
+    assert sents[0].predicates == [2, 5]
+    assert sents[0].frames[0].word == "sat" and sents[1].frames == []
     with pytest.raises(ValueError, match="out of range"):
         pipe.tag(SENTS[:1], [[7]])
 
@@ -183,8 +183,8 @@ def test_long_srl_sentences_match_the_kernel(models):
     pipe = Pipeline(models, ["srl"])
     words = SENTS[3] * 6
     sent = pipe.tag([words], [[1, 30, 59]])[0]
-    pt0 = {"pt0": [t.pt0 for t in sent.tokens]}
-    assert [p.tags for p in sent.predicates] == pipe.models["srl"].predict_roles(
+    pt0 = {"pt0": sent.columns["pt0"]}
+    assert sent.roles == pipe.models["srl"].predict_roles(
         words, [1, 30, 59], pt0)
 
 
@@ -195,7 +195,7 @@ def test_window_srl_in_predicate_groups(models, tmp_path):
     words = SENTS[3]
     big, small = (Pipeline(tmp_path, ["srl"], max_tokens=n) for n in (1000, 25))
     assert big.tag([words], [[0, 4, 8]]) == small.tag([words], [[0, 4, 8]])
-    assert [p.tags for p in big.tag([words], [[0, 4, 8]])[0].predicates] == \
+    assert big.tag([words], [[0, 4, 8]])[0].roles == \
         big.models["srl"].predict_roles(words, [0, 4, 8])
 
 
@@ -213,14 +213,14 @@ def test_api_offsets_and_spans(tagger):
     for tok in doc.tokens:
         assert text[tok.start : tok.end] == tok.text
     for sent in doc.sentences:
-        for span in sent.chunks + sent.entities:
+        for span in sent.spans("chunk") + sent.spans("ner"):
             assert span.text == text[sent.tokens[span.start].start : sent.tokens[span.end - 1].end]
 
 
 def test_api_pretokenized_and_predicates(tagger):
     doc = tagger(["John", "runs", "."], predicates=[1])
     assert doc.text == "John runs ." and [t.start for t in doc.tokens] == [0, 5, 10]
-    assert [p.index for p in doc.sentences[0].predicates] == [1]
+    assert doc.sentences[0].predicates == [1]
     with pytest.raises(ValueError):
         tagger("John runs.", predicates=[1])
 
@@ -247,13 +247,13 @@ def test_package_exports_load():
 @pytest.mark.skipif(not (SHIPPED / "pos").is_dir(), reason="shipped models not trained yet")
 def test_shipped_pos_model():
     doc = load(None, ["pos"])("The cat sat on the mat.")
-    assert [t.pos for t in doc.tokens][:2] == ["DT", "NN"]
+    assert doc.sentences[0].columns["pos"][:2] == ["DT", "NN"]
 
 
 @pytest.mark.skipif(not all((SHIPPED / t).is_dir() for t in ("pos", "chunk", "ner", "srl")),
                     reason="shipped models not trained yet")
 def test_shipped_cascade():
     sent = load()("John Smith saw the cat in New York.").sentences[0]
-    assert [p.word for p in sent.predicates] == ["saw"]
-    assert ("V", 2, 3) in [(a.label, a.start, a.end) for a in sent.predicates[0].arguments]
-    assert ("PER", 0, 2) in [(e.label, e.start, e.end) for e in sent.entities]
+    assert [f.word for f in sent.frames] == ["saw"]
+    assert ("V", 2, 3) in [(a.label, a.start, a.end) for a in sent.frames[0].arguments]
+    assert ("PER", 0, 2) in [(e.label, e.start, e.end) for e in sent.spans("ner")]

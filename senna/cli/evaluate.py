@@ -28,9 +28,9 @@ def predicted_from_file(task, gold: list, path: str, fmt: str) -> list[list[str]
     pred = read_dataset(path, fmt)
     if len(pred) != len(gold):
         raise ValueError(f"{path}: {len(pred)} sentences, the gold file has {len(gold)}")
-    if task.metric == "srl":
+    if task.per_predicate:
         from senna.tags import brackets_to_tags
-        return [brackets_to_tags(c, "iobes") for s in pred for c in s.args]
+        return [brackets_to_tags(c, "iobes") for s in pred for c in s.roles]
     return [s.columns[task.target] for s in pred]
 
 

@@ -22,7 +22,7 @@ from typing import BinaryIO, TextIO
 from senna.api import Tagger, load, pretokenized_document, raw_document
 from senna.document import Document
 from senna.io.output import FORMATS, OutputOptions, format_document
-from senna.runtime.pipeline import DEFAULT_TASKS, normalize_tasks
+from senna.tasks import DEFAULT_TASKS, TASKS, normalize_tasks
 
 DESCRIPTION = """\
 Tag text read from stdin (UTF-8; invalid bytes are replaced by U+FFFD) with POS, chunks (CHK),
@@ -45,11 +45,10 @@ def parser() -> argparse.ArgumentParser:
                                 allow_abbrev=False,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-h", "-help", "--help", action="help", help="show this help and exit")
-    for flag, what in (("pos", "part-of-speech tags"), ("chk", "chunk tags"),
-                       ("ner", "named-entity tags"), ("srl", "semantic roles"),
-                       ("pt0", "PT0 tags too (shallow parse; not in the default output)")):
-        p.add_argument(f"-{flag}", action="store_true",
-                       help=f"output {what}" + ("" if flag == "pt0" else " (default: all four)"))
+    for t in TASKS.values():
+        p.add_argument(f"-{t.column.lower()}", dest=t.name, action="store_true",
+                       help=f"output {t.column} tags" + (" (default)" if t.default else
+                                                         " too (not in the default output)"))
     p.add_argument("-usrtokens", action="store_true",
                    help="input lines are sentences of space-separated tokens")
     p.add_argument("-usrvbs", metavar="FILE",
@@ -83,9 +82,10 @@ def parser() -> argparse.ArgumentParser:
 def requested_tasks(a: argparse.Namespace) -> tuple[str, ...]:
     """-pos/-chk/-ner/-srl and --tasks select tasks (none: the default four); -pt0 adds
     PT0 to that selection."""
-    chosen = [t for t in ("pos", "chk", "ner", "srl") if getattr(a, t)]
+    chosen = [t.name for t in TASKS.values() if t.default and getattr(a, t.name)]
     chosen += a.tasks.split(",") if a.tasks else []
-    return normalize_tasks(list(chosen or DEFAULT_TASKS) + (["pt0"] if a.pt0 else []))
+    extra = [t.name for t in TASKS.values() if not t.default and getattr(a, t.name)]
+    return normalize_tasks(list(chosen or DEFAULT_TASKS) + extra)
 
 
 def output_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> OutputOptions:
@@ -238,7 +238,7 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
                   f"{len(m.tags)} tags)", file=sys.stderr)
     stream = Stream(tagger, stdout or getattr(sys.stdout, "buffer", sys.stdout), a.format,
                     output_options(a, tasks), a.usrtokens)
-    if a.usrvbs and "srl" in tasks:
+    if a.usrvbs and any(TASKS[t].per_predicate for t in tasks):
         stream.usrvbs, stream.usrvbs_name = read_usrvbs(a.usrvbs), a.usrvbs
     stream.run(read_lines(stdin or getattr(sys.stdin, "buffer", sys.stdin)), a.batch_size)
     if a.verbose:

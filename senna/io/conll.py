@@ -20,9 +20,10 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
+
+from senna.document import Sentence
 
 PathLike = str | os.PathLike[str]
 DOCSTART = "-DOCSTART-"
@@ -48,27 +49,6 @@ class DataFormatError(ValueError):
         else:
             message = f"{self.path}:{line}: {what}"
         super().__init__(message)
-
-
-@dataclass
-class Sentence:
-    """One sentence of a column file: words plus named per-word tag columns."""
-
-    words: list[str]
-    columns: dict[str, list[str]]
-    doc: int = 0
-
-
-@dataclass
-class SrlSentence:
-    """One CoNLL-2005 SRL sentence; ``args[k]`` is the bracket column of ``predicates[k]``."""
-
-    words: list[str]
-    pos: list[str]
-    parse: list[str]
-    predicates: list[int]
-    lemmas: list[str]
-    args: list[list[str]]
 
 
 # --------------------------------------------------------------------------- low-level reading
@@ -173,7 +153,7 @@ def _parse_columns(
                 )
         cols = list(zip(*rows, strict=True))
         columns = {name: list(cols[k + 1]) for k, name in enumerate(names)}
-        out.append(Sentence(list(cols[0]), columns, doc))
+        out.append(Sentence(list(cols[0]), columns, doc=doc))
     if not out:
         raise _no_sentences(path, lines)
     return out
@@ -308,7 +288,7 @@ def _srl_shape(path: PathLike, nums: list[int], rows: list[Row]) -> int:
     return width
 
 
-def _srl_sentence(path: PathLike, nums: list[int], rows: list[Row]) -> SrlSentence:
+def _srl_sentence(path: PathLike, nums: list[int], rows: list[Row]) -> Sentence:
     """Validate one SRL block: width, predicate count vs. argument columns, brackets."""
     n_args = _srl_shape(path, nums, rows) - 4
     cols = list(zip(*rows, strict=True))
@@ -329,10 +309,11 @@ def _srl_sentence(path: PathLike, nums: list[int], rows: list[Row]) -> SrlSenten
         if problem is not None:
             index, what = problem
             raise DataFormatError(f"argument column {k + 1}: {what}", path, nums[index])
-    return SrlSentence(list(cols[0]), list(cols[1]), list(cols[2]), predicates, lemmas, args)
+    columns = {"pos": list(cols[1]), "parse": list(cols[2]), "lemma": lemmas}
+    return Sentence(list(cols[0]), columns, predicates, args)
 
 
-def read_srl(path: PathLike) -> list[SrlSentence]:
+def read_srl(path: PathLike) -> list[Sentence]:
     """CoNLL-2005 SRL ``WORD POS PARSE PRED ARGS1..ARGSn``, tab separated."""
     lines = _read_lines(path)
     out = [_srl_sentence(path, nums, rows) for _doc, nums, rows in _iter_blocks(path, lines, "\t")]
@@ -377,7 +358,7 @@ def guess_format(path: PathLike) -> str:
     )
 
 
-def read_dataset(path: PathLike, fmt: str | None = None) -> list[Sentence] | list[SrlSentence]:
+def read_dataset(path: PathLike, fmt: str | None = None) -> list[Sentence]:
     """Read ``path`` in format ``fmt`` (one of :data:`FORMATS`), guessing it when ``None``."""
     fmt = guess_format(path) if fmt is None else fmt
     if fmt not in _READERS:
@@ -445,32 +426,35 @@ def write_columns(
             out.write(_format_rows(cols, sep, f"sentence {k}"))
 
 
-def _check_srl(sentence: SrlSentence, where: str) -> None:
+def _check_srl(sentence: Sentence, where: str) -> None:
     """Refuse SRL sentences whose predicates, lemmas and bracket columns disagree."""
-    expected = [i for i, lemma in enumerate(sentence.lemmas) if lemma != "-"]
+    expected = [i for i, lemma in enumerate(sentence.columns["lemma"]) if lemma != "-"]
     if sentence.predicates != expected:
         raise ValueError(
             f"{where}: predicates {sentence.predicates} disagree with the PRED column "
             f"(expected {expected})"
         )
-    if len(sentence.args) != len(sentence.predicates):
+    if len(sentence.roles) != len(sentence.predicates):
         raise ValueError(
-            f"{where}: {len(sentence.args)} argument columns for "
+            f"{where}: {len(sentence.roles)} argument columns for "
             f"{len(sentence.predicates)} predicates"
         )
-    for k, column in enumerate(sentence.args):
+    for k, column in enumerate(sentence.roles):
         problem = _bracket_problem(column)
         if problem is not None:
             raise ValueError(f"{where}, argument column {k + 1}, token {problem[0]}: {problem[1]}")
 
 
-def write_srl(sentences: Iterable[SrlSentence], path_or_file: PathLike | TextIO) -> None:
+def write_srl(sentences: Iterable[Sentence], path_or_file: PathLike | TextIO) -> None:
     """Write tab-separated CoNLL-2005 SRL columns that :func:`read_srl` reads back."""
     with _open_out(path_or_file) as out:
         for k, s in enumerate(sentences):
             where = f"sentence {k}"
             _check_srl(s, where)
-            cols = [s.words, s.pos, s.parse, s.lemmas, *s.args]
+            missing = [c for c in ("pos", "parse", "lemma") if c not in s.columns]
+            if missing:
+                raise ValueError(f"{where}: no column {missing[0]!r} in {list(s.columns)}")
+            cols = [s.words, *(s.columns[c] for c in ("pos", "parse", "lemma")), *s.roles]
             out.write(_format_rows(cols, "\t", where))
 
 

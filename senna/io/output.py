@@ -24,9 +24,11 @@ from operator import attrgetter
 
 from senna.document import Document, Sentence
 from senna.tags import convert, tags_to_brackets
+from senna.tasks import DEFAULT_TASKS, TASKS
 
 SCHEMES = ("iobes", "iob", "brackets")
-COLUMN_TASKS = ("pos", "chunk", "ner", "pt0")
+COLUMN_TASKS = tuple(t.name for t in TASKS.values() if not t.per_predicate)
+ROLE_TASKS = tuple(t.name for t in TASKS.values() if t.per_predicate)
 FORMATS = ("senna", "conll", "conllu", "json")
 _LINE_BREAKS = ("\x85", "\u2028", "\u2029")   # json.dumps escapes the others
 
@@ -36,7 +38,7 @@ class OutputOptions:
     """Which columns to write and how (the CLI's -pos/-chk/..., -iobtags, -brackettags,
     -notokentags, -offsettags)."""
 
-    tasks: tuple[str, ...] = ("pos", "chunk", "ner", "srl")
+    tasks: tuple[str, ...] = DEFAULT_TASKS
     scheme: str = "iobes"
     tokens: bool = True
     offsets: bool = False
@@ -57,10 +59,10 @@ def recode(tags: Sequence[str], scheme: str) -> list[str]:
 
 def _task_column(sent: Sentence, task: str, scheme: str) -> list[str]:
     """One task's tags in the output scheme; `-` where the task was not run."""
-    tags = list(map(attrgetter(task), sent.tokens))
-    if None in tags:
-        return ["-" if t is None else t for t in tags]
-    return tags if task == "pos" or scheme == "iobes" else recode(tags, scheme)
+    tags = sent.columns.get(task)
+    if tags is None:
+        return ["-"] * len(sent.words)
+    return list(tags) if TASKS[task].scheme == "tags" else recode(tags, scheme)
 
 
 def _offset(start: int | None, end: int | None) -> str:
@@ -78,10 +80,10 @@ def sentence_columns(sent: Sentence, opts: OutputOptions) -> list[list[str]]:
     for task in COLUMN_TASKS:
         if task in opts.tasks:
             cols.append(_task_column(sent, task, opts.scheme))
-    if "srl" in opts.tasks:
-        preds = {p.index: p for p in sent.predicates}
+    if any(t in opts.tasks for t in ROLE_TASKS):
+        preds = set(sent.predicates)
         cols.append([t.text if i in preds else "-" for i, t in enumerate(toks)])
-        cols += [recode(p.tags, opts.scheme) for p in sent.predicates]
+        cols += [recode(tags, opts.scheme) for tags in sent.roles]
     return cols
 
 
@@ -94,7 +96,7 @@ def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
     """SENNA's printf widths: %15s token, %10s tags, %15s predicate word, %10s roles."""
     widths = ([15] if opts.tokens else []) + ([0] if opts.offsets else [])
     widths += [10] * sum(t in opts.tasks for t in COLUMN_TASKS)
-    if "srl" in opts.tasks:
+    if any(t in opts.tasks for t in ROLE_TASKS):
         widths.append(15)
     return widths + [10] * (n_columns - len(widths))
 
@@ -136,9 +138,8 @@ def write_conll(doc: Document, opts: OutputOptions) -> str:
 
 def _misc(sent: Sentence, i: int, opts: OutputOptions, cols: dict) -> str:
     """MISC field: Chunk=, NER=, PT0=, Pred=Yes, SRL1=..., SpaceAfter=No."""
-    items = [f"{name}={cols[task][i]}" for task, name in
-             (("chunk", "Chunk"), ("ner", "NER"), ("pt0", "PT0")) if task in cols]
-    if "srl" in opts.tasks:
+    items = [f"{TASKS[task].misc}={tags[i]}" for task, tags in cols["tags"].items()]
+    if any(t in opts.tasks for t in ROLE_TASKS):
         items += ["Pred=Yes"] if i in cols["predicates"] else []
         items += [f"SRL{k + 1}={tags[i]}" for k, tags in enumerate(cols["roles"])]
     toks = sent.tokens
@@ -148,12 +149,20 @@ def _misc(sent: Sentence, i: int, opts: OutputOptions, cols: dict) -> str:
 
 
 def _conllu_tags(sent: Sentence, opts: OutputOptions) -> dict:
-    """Per-sentence MISC material: tag columns, predicate positions, role columns."""
-    cols: dict = {t: _task_column(sent, t, opts.scheme)
-                  for t in ("chunk", "ner", "pt0") if t in opts.tasks}
-    cols["predicates"] = {p.index for p in sent.predicates}
-    cols["roles"] = [recode(p.tags, opts.scheme) for p in sent.predicates]
-    return cols
+    """Per-sentence MISC material: span-task tag columns (XPOS holds the plain tags),
+    predicate positions, role columns."""
+    tags = {t: _task_column(sent, t, opts.scheme) for t in COLUMN_TASKS
+            if t in opts.tasks and TASKS[t].scheme != "tags"}
+    return {"tags": tags, "predicates": set(sent.predicates),
+            "roles": [recode(r, opts.scheme) for r in sent.roles]}
+
+
+def _xpos(sent: Sentence, opts: OutputOptions) -> list[str]:
+    """The XPOS column: the first requested plain-tag task (POS), else `_`."""
+    for t in COLUMN_TASKS:
+        if t in opts.tasks and TASKS[t].scheme == "tags" and t in sent.columns:
+            return sent.columns[t]
+    return ["_"] * len(sent.words)
 
 
 def write_conllu(doc: Document, opts: OutputOptions) -> str:
@@ -165,9 +174,9 @@ def write_conllu(doc: Document, opts: OutputOptions) -> str:
             text = " ".join(doc.text[first.start : last.end].split())
             out.append(f"# text = {text}\n")
         cols = _conllu_tags(sent, opts)
+        xpos = _xpos(sent, opts)
         for i, tok in enumerate(sent.tokens):
-            xpos = tok.pos if "pos" in opts.tasks and tok.pos else "_"
-            out.append(f"{i + 1}\t{tok.text}\t_\t_\t{xpos}\t_\t_\t_\t_\t"
+            out.append(f"{i + 1}\t{tok.text}\t_\t_\t{xpos[i]}\t_\t_\t_\t_\t"
                        f"{_misc(sent, i, opts, cols)}\n")
         out.append("\n")
     return "".join(out)

@@ -1,8 +1,9 @@
-"""The tagging cascade: POS -> CHUNK / PT0 -> SRL (+ NER), one model directory per task.
+"""The tagging cascade, one model directory per task, in the task table's order.
 
 Only the models a request needs are loaded.  A model whose features read another task's
 output column (CHUNK and PT0 read `pos`, SRL with the 'senna' preset reads `pt0`) gets the
-upstream model's predictions; SRL always needs POS to choose its predicates.  Each window
+upstream model's predictions, as does a task that `requires` another (SRL needs POS to
+choose its predicates).  Each window
 model runs once over a whole batch of sentences (split only beyond `max_tokens` tokens, to
 bound memory) and decodes it in buckets of similar sentence length; SRL takes the
 predicates of all sentences together, in buckets of similar length.
@@ -16,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from senna.document import Sentence, Token, build_sentence
+from senna.document import Sentence, Token
+from senna.features import ColumnFeature
 from senna.io.checkpoint import ModelError
 from senna.runtime.model import TaskModel
+from senna.tasks import ALIASES, DEFAULT_TASKS, TASKS, normalize_tasks
 
-TASK_ORDER = ("pos", "chunk", "ner", "pt0", "srl")
-DEFAULT_TASKS = ("pos", "chunk", "ner", "srl")
-ALIASES = {"chk": "chunk"}
+__all__ = ["DEFAULT_TASKS", "Pipeline", "default_model_dir", "normalize_tasks"]
 
 Columns = dict[str, list[str]]
 
@@ -30,19 +31,6 @@ Columns = dict[str, list[str]]
 def default_model_dir() -> Path:
     """Shipped models: senna/models/<task>/."""
     return Path(__file__).resolve().parent.parent / "models"
-
-
-def normalize_tasks(tasks: str | Sequence[str]) -> tuple[str, ...]:
-    """'pos,chk' or ['ner', 'pos'] -> ('pos', 'ner') in cascade order; ValueError if unknown."""
-    names = tasks.split(",") if isinstance(tasks, str) else list(tasks)
-    out = set()
-    for name in names:
-        name = ALIASES.get(name.strip().lower(), name.strip().lower())
-        if name not in TASK_ORDER:
-            raise ValueError(f"unknown task {name!r}; expected some of "
-                             f"{', '.join(TASK_ORDER)} (or chk)")
-        out.add(name)
-    return tuple(t for t in TASK_ORDER if t in out)
 
 
 def token_ranges(lengths: Sequence[int], max_tokens: int) -> Iterator[tuple[int, int]]:
@@ -116,15 +104,14 @@ class Pipeline:
 
     @staticmethod
     def dependencies(task: str, model: TaskModel) -> list[str]:
-        """Tasks whose output this model reads; SRL needs POS for its predicates."""
-        deps = ["pos"] if task == "srl" else []
-        for spec in model.featurizer.specs:
-            if spec.kind == "column":
-                dep = ALIASES.get(spec.arg, spec.arg)
-                if dep not in TASK_ORDER or dep == "srl":
-                    raise ModelError(f"the {task} model reads a column {spec.arg!r} that no "
-                                     "task produces")
-                deps.append(dep)
+        """Tasks whose output this model reads, and those its task requires."""
+        deps = list(TASKS[task].requires)
+        for spec in (k.spec for k in model.featurizer.of_kind(ColumnFeature)):
+            dep = ALIASES.get(spec.arg)
+            if dep is None or TASKS[dep].per_predicate:
+                raise ModelError(f"the {task} model reads a column {spec.arg!r} that no "
+                                 "task produces")
+            deps.append(dep)
         return deps
 
     def annotate(self, sentences: Sequence[Sequence[str]],
@@ -134,14 +121,15 @@ class Pipeline:
         predicate index -> role tags."""
         words = [list(s) for s in sentences]
         columns: list[Columns] = [{} for _ in words]
+        roles: list[dict[int, list[str]]] = [{} for _ in words]
         for task in self.order:
-            if task != "srl":
+            if TASKS[task].per_predicate:
+                chosen = self.choose_predicates(words, columns, predicates)
+                roles = self.roles(task, words, columns, chosen)
+            else:
                 for col, tags in zip(columns, self._window_tags(task, words, columns),
                                      strict=True):
                     col[task] = tags
-        roles: list[dict[int, list[str]]] = [{} for _ in words]
-        if "srl" in self.models:
-            roles = self.roles(words, columns, self.choose_predicates(words, columns, predicates))
         return columns, roles
 
     def _window_tags(self, task: str, words: list[list[str]],
@@ -180,13 +168,13 @@ class Pipeline:
             out.append(sorted({int(p) for p in preds}))
         return out
 
-    def roles(self, words: list[list[str]], columns: list[Columns],
+    def roles(self, task: str, words: list[list[str]], columns: list[Columns],
               predicates: list[list[int]]) -> list[dict[int, list[str]]]:
         """Per sentence, predicate index -> IOBES role tags.  Predicates of all sentences are
         taken together, in buckets of similar sentence length of at most `max_tokens` rows
         (predicates x words): the network and Viterbi then share each operation across
         sentences instead of paying its fixed cost per predicate."""
-        model = self.models["srl"]
+        model = self.models[task]
         rows = [(i, p) for i, preds in enumerate(predicates) if words[i] for p in preds]
         out: list[dict[int, list[str]]] = [{} for _ in words]
         for bucket in length_buckets([len(words[i]) for i, _ in rows], self.max_tokens):
@@ -207,8 +195,8 @@ class Pipeline:
         """Tag a batch of sentences of words.  `predicates`: SRL predicate positions per
         sentence (default: POS tags VB*); `offsets`/`sources`: character spans of the words
         in their source text, kept on the tokens and used for span texts.  `tokens`: the
-        sentences' untagged `Token`s (words and offsets), which get the tags in place
-        instead of new tokens being made (`offsets` is then not read)."""
+        sentences' `Token`s (words and offsets), used instead of new tokens (`offsets` is
+        then not read)."""
         columns, roles = self.annotate(sentences, predicates)
         out = []
         for i, words in enumerate(sentences):
@@ -218,5 +206,6 @@ class Pipeline:
                 spans = offsets[i] if offsets is not None else [(None, None)] * len(words)
                 toks = [Token(w, s, e) for w, (s, e) in zip(words, spans, strict=True)]
             source = sources[i] if sources is not None else None
-            out.append(build_sentence(toks, columns[i], roles[i], source))
+            out.append(Sentence(list(words), columns[i], list(roles[i]), list(roles[i].values()),
+                                tokens=list(toks), source=source))
         return out

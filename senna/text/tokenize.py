@@ -57,8 +57,8 @@ class Token:
     """A token and its character span in the raw text, so tags map back onto the input."""
 
     text: str
-    start: int
-    end: int
+    start: int | None = None  # None: a word given without its source text
+    end: int | None = None
 
 
 Span = tuple[int, int]

@@ -6,22 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-LICENCES = {
-    "pos": "English Web Treebank via UD English EWT: CC BY-SA 4.0.",
-    "pt0": "English Web Treebank trees via the PropBank unified release: CC BY-SA 4.0.",
-    "srl": "PropBank unified release on EWT: CC BY-SA 4.0.",
-    "chunk": "CoNLL-2000 shared task data (WSJ sections with Brill POS): freely distributed "
-             "with the shared task.",
-    "ner": "CoNLL-2003 English (Reuters) and its gazetteer: research use only, as their "
-           "distributors state. This model is for research use.",
-}
+from senna.tasks import get_task
 
 
 def card_text(config: dict) -> str:
     tr = config.get("training", {})
     cfg = tr.get("config", {})
     dev = config.get("dev", {})
-    main = "accuracy" if config["task"] == "pos" else "F1"
+    task = get_task(config["task"])
+    main = task.score_name
     scores = ", ".join(f"{main if k == 'score' else k} {v:.2f}" for k, v in dev.items())
     dev_data = cfg.get("dev") or f"last {cfg.get('dev_fraction', 0.1):g} of the training sentences"
     lines = [
@@ -31,7 +24,7 @@ def card_text(config: dict) -> str:
         f"- Features: {', '.join(f['name'] for f in config['features'])}",
         f"- Training data: `{cfg.get('train')}`",
         f"- Dev data: `{dev_data}`",
-        f"- Licence of the data: {LICENCES.get(config['task'], 'see the data README')}",
+        f"- Licence of the data: {task.licence}",
         *([f"- Word table initialised from `{cfg['embeddings']}`"
            + (" and kept fixed" if cfg.get("fixed_embeddings") else "")
            + ": see its own card for the text it was trained on and that text's licence"

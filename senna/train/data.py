@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from senna.features import Featurizer, input_columns
+from senna.features import Featurizer, PredDistanceFeature
 from senna.tags import brackets_to_tags, convert
 from senna.tasks import TaskSpec
 from senna.vocab import TagSet
@@ -26,18 +26,18 @@ class Example:
 
 def gold_targets(task: TaskSpec, sentence) -> list[tuple[list[str], int]]:
     """(tags in the predicted scheme, predicate) for each example the sentence yields."""
-    if task.metric == "srl":
+    if task.per_predicate:
         return [(brackets_to_tags(col, "iobes"), p)
-                for p, col in zip(sentence.predicates, sentence.args, strict=True)]
+                for p, col in zip(sentence.predicates, sentence.roles, strict=True)]
     tags = sentence.columns[task.target]
     return [(convert(tags, "iobes") if task.scheme == "iobes" else list(tags), -1)]
 
 
 def make_examples(task: TaskSpec, sentences: Sequence, featurizer: Featurizer) -> list[Example]:
     out = []
-    needs_pred = any(s.kind == "pred_distance" for s in featurizer.specs)
+    needs_pred = bool(featurizer.of_kind(PredDistanceFeature))
     for s in sentences:
-        columns = input_columns(s)
+        columns = s.columns
         base = None if needs_pred else featurizer.encode(s.words, columns)
         for tags, p in gold_targets(task, s):
             ids = base if base is not None else featurizer.encode(s.words, columns, p)

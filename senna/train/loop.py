@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from senna.datasets import load_splits
 from senna.decode.crf import sll_nll, wll_nll
-from senna.features import Featurizer, Gazetteer
+from senna.features import Featurizer, Gazetteer, GazetteerFeature, WordFeature
 from senna.io.checkpoint import SavedModel, load_model, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import Tagger, build_network, fan_in
@@ -87,7 +87,7 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list) -> tuple[Tagger, 
     net = build_network(net_cfg, sparse=cfg.optimizer == "sgd")
     info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
             "training": {"config": asdict(cfg), "command": command_line()}}
-    j = next(i for i, s in enumerate(specs) if s.kind == "word")
+    j = featurizer.index(WordFeature)
     if cfg.embeddings:
         _, divisor = initial_embeddings(net, featurizer, cfg.embeddings)
         if os.path.isdir(cfg.embeddings):  # saved as the rows that differ from these
@@ -119,7 +119,7 @@ def optimizer(net: Tagger, lr: float, kind: str = "sgd") -> torch.optim.Optimize
 
 def drop_flags(ids: np.ndarray, featurizer: Featurizer, p: float,
                rng: np.random.Generator) -> None:
-    """Gazetteer flags "yes" (id 3) -> "no" (id 2) with probability p, in place.
+    """Gazetteer flags "yes" -> "no" with probability p, in place.
 
     The CoNLL-2003 list was compiled from its training data, so on training sentences the
     flags nearly give the answer and the network learns to trust them more than they deserve
@@ -127,10 +127,9 @@ def drop_flags(ids: np.ndarray, featurizer: Featurizer, p: float,
     """
     if p <= 0:
         return
-    for j, spec in enumerate(featurizer.specs):
-        if spec.kind == "gazetteer":
-            col = ids[..., j]
-            col[(col == 3) & (rng.random(col.shape) < p)] = 2
+    for j, kind in enumerate(featurizer.kinds):
+        if isinstance(kind, GazetteerFeature):
+            kind.drop(ids[..., j], p, rng)
 
 
 def step_loss(net: Tagger, batch) -> torch.Tensor:

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from senna.embeddings import embedding_matrix, read_embeddings, scaled
-from senna.features import Featurizer
+from senna.features import Featurizer, WordFeature
 from senna.nn.networks import Tagger
 from senna.text.normalize import normalize_word
 from senna.vocab import Vocab
@@ -28,7 +28,7 @@ def word_vocab(cfg, train_sents: list) -> Vocab:
 def initial_embeddings(net: Tagger, featurizer: Featurizer, path: str) -> tuple[int, float]:
     """Copy vectors into the word lookup table, rescaled to unit standard deviation (the
     scale of a randomly initialised table); -> (words found, the divisor used)."""
-    j = next(i for i, s in enumerate(featurizer.specs) if s.kind == "word")
+    j = featurizer.index(WordFeature)
     table = net.emb.tables[j].weight
     words, vectors = read_embeddings(path)
     if vectors.shape[1] != table.shape[1]:
