@@ -7,8 +7,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from senna.decode.crf import log_partition, path_score, sll_nll, wll_nll  # noqa: E402
 from senna.decode.viterbi import greedy, viterbi  # noqa: E402
+from senna.nn.criterion import log_partition, path_score, sll_nll, wll_nll  # noqa: E402
 
 
 def brute_force(emissions, transitions, start):

@@ -1,6 +1,6 @@
 """Decoding in NumPy, shared by training-time evaluation and the runtime.
 
-`viterbi` finds the best path under the sentence-level score of `senna.decode.crf`
+`viterbi` finds the best path under the sentence-level score of `senna.nn.criterion`
 (start + emissions + transitions); `greedy` is the word-level decoder (argmax per word).
 """
 

@@ -9,11 +9,11 @@ full first layer plus one small [D x H] product per negative, instead of K + 1 f
 
 from __future__ import annotations
 
-import math
-
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from senna.nn.init import fan_in_init
 
 
 class RankingLM(nn.Module):
@@ -34,11 +34,7 @@ class RankingLM(nn.Module):
         self.emb.weight.requires_grad_(False)
         self.l1 = nn.Linear(window * dim, hidden)
         self.l2 = nn.Linear(hidden, 1)
-        nn.init.normal_(self.emb.weight, 0.0, 1.0)
-        for layer in (self.l1, self.l2):  # uniform fan-in init, as the paper (and LeCun)
-            bound = 1.0 / math.sqrt(layer.in_features)
-            nn.init.uniform_(layer.weight, -bound, bound)
-            nn.init.uniform_(layer.bias, -bound, bound)
+        fan_in_init(self)
 
     def lookup(self, windows: torch.Tensor, negatives: torch.Tensor) -> torch.Tensor:
         """windows [B, W], negatives [B, K] ids -> their vectors [B, W + K, D]."""

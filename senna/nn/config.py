@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 
 APPROACHES = ("window", "sentence")
-CRITERIA = ("wll", "sll")
+CRITERIA = ("wll", "sll")  # senna.nn.criterion (kept here: the runtime has no torch)
 
 
 @dataclass

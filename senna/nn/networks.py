@@ -5,18 +5,20 @@ Sentence approach (Fig. 2): lookup tables + distances to the word to tag and to 
 -> convolution -> max over time -> linear -> HardTanh -> linear.
 
 Parameter names are the contract with `senna.runtime.kernels` and the saved `weights.npz`:
-emb.{j}.weight, l1.*, l2.*, conv.*, dist_word.weight, dist_pred.weight, transitions, start.
+emb.{j}.weight, l1.*, l2.*, conv.*, dist_word.weight, dist_pred.weight, and the criterion's
+(`senna.nn.criterion`: transitions and start for SLL), see `weights_of` and `load_weights`.
 """
 
 from __future__ import annotations
 
-import math
-
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from senna.nn.config import NetConfig
+from senna.nn.criterion import build_criterion
+from senna.nn.init import fan_in_init
 
 
 class Embeddings(nn.Module):
@@ -38,31 +40,41 @@ def padded_ids(ids: torch.Tensor, half: int) -> torch.Tensor:
 
 
 class Tagger(nn.Module):
-    """Shared parts: embeddings, output layers, transition scores (used by SLL only)."""
+    """Shared parts: embeddings, output layers and the training criterion."""
 
     def __init__(self, cfg: NetConfig, sparse: bool = True):
         super().__init__()
         self.cfg = cfg
         self.emb = Embeddings(cfg, sparse)
-        self.transitions = nn.Parameter(torch.zeros(cfg.n_tags, cfg.n_tags))
-        self.start = nn.Parameter(torch.zeros(cfg.n_tags))
+        self.criterion = build_criterion(cfg.criterion, cfg.n_tags)
 
-    def fan_in_init(self) -> None:
-        """Remark 7: weights drawn with variance 1/fan-in; embeddings with variance 1."""
-        for name, p in self.named_parameters():
-            if name.startswith("emb."):
-                nn.init.normal_(p, 0.0, 1.0)
-            elif name.endswith("weight"):
-                bound = math.sqrt(3.0 / fan_in(name, p))
-                nn.init.uniform_(p, -bound, bound)
-            elif name.endswith("bias"):
-                nn.init.zeros_(p)
+    def nll(self, emissions: torch.Tensor, tags: torch.Tensor,
+            mask: torch.Tensor) -> torch.Tensor:
+        return self.criterion.nll(emissions, tags, mask)
+
+
+def weights_of(net: nn.Module) -> dict[str, np.ndarray]:
+    """A network's parameters as saved: the criterion's under their own names."""
+    out = {}
+    for k, v in net.state_dict().items():
+        key = k.rsplit("criterion.", 1)[-1] if k.startswith("criterion.") else k
+        out[key] = v.detach().numpy().copy()
+    return out
+
+
+def load_weights(net: Tagger, weights: dict[str, np.ndarray]) -> Tagger:
+    """Copy saved weights (named as `weights_of` names them) into a network."""
+    own = set(net.criterion.decoding_weights())
+    state = {(f"criterion.{k}" if k in own else k): torch.from_numpy(np.asarray(v))
+             for k, v in weights.items() if k in own or k not in ("transitions", "start")}
+    net.load_state_dict(state, strict=False)
+    return net
 
 
 def fan_in(name: str, p: torch.Tensor, params: dict[str, torch.Tensor] | None = None) -> int:
-    """Inputs feeding one unit (Remark 7): 1 for lookup tables and transition scores; a bias
-    shares its layer's fan-in."""
-    if name.startswith(("emb.", "dist_")) or name in ("transitions", "start"):
+    """Inputs feeding one unit (Remark 7), which scales each tensor's learning rate: 1 for
+    lookup tables and the criterion's scores; a bias shares its layer's fan-in."""
+    if name.startswith(("emb.", "dist_", "criterion.")):
         return 1
     if name.endswith("bias") and params is not None:
         return fan_in(name[: -len("bias")] + "weight", params[name[: -len("bias")] + "weight"])
@@ -74,7 +86,7 @@ class WindowNet(Tagger):
         super().__init__(cfg, sparse)
         self.l1 = nn.Linear(cfg.window * cfg.input_dim, cfg.hidden)
         self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
-        self.fan_in_init()
+        fan_in_init(self)
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor,
                 predicates: torch.Tensor | None = None) -> torch.Tensor:
@@ -128,7 +140,7 @@ class SentenceNet(Tagger):
         self.conv = nn.Conv1d(cfg.input_dim + 2 * cfg.dist_dim, cfg.conv, cfg.window)
         self.l1 = nn.Linear(cfg.conv, cfg.hidden)
         self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
-        self.fan_in_init()
+        fan_in_init(self)
         with torch.no_grad():
             # The max over ~25 positions of unit-variance sums is about +1.8, which saturates
             # the HardTanh after l1; and if the word features dominate, the max picks the same

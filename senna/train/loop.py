@@ -20,11 +20,10 @@ import torch
 from tqdm import tqdm
 
 from senna.datasets import load_splits
-from senna.decode.crf import sll_nll, wll_nll
 from senna.features import Featurizer, Gazetteer, GazetteerFeature, WordFeature
 from senna.io.checkpoint import SavedModel, load_model, save_model
 from senna.nn.config import NetConfig
-from senna.nn.networks import Tagger, build_network, fan_in
+from senna.nn.networks import Tagger, build_network, fan_in, load_weights, weights_of
 from senna.tasks import TaskSpec, get_task
 from senna.train.card import write_card
 from senna.train.data import batches, make_examples
@@ -137,15 +136,7 @@ def step_loss(net: Tagger, batch) -> torch.Tensor:
     lengths = torch.from_numpy(batch.lengths)
     mask = torch.arange(ids.shape[1])[None, :] < lengths[:, None]
     emissions = net(ids, lengths, torch.from_numpy(batch.predicates))
-    if net.cfg.criterion == "sll":
-        return sll_nll(emissions, tags, mask, net.transitions, net.start).sum()
-    return wll_nll(emissions, tags, mask).sum()
-
-
-def weights_of(net: Tagger) -> dict[str, np.ndarray]:
-    keep = net.cfg.criterion == "sll"
-    return {k: v.detach().numpy().copy() for k, v in net.state_dict().items()
-            if keep or k not in ("transitions", "start")}
+    return net.nll(emissions, tags, mask).sum()
 
 
 def plot_curve(history: list[dict], path: Path, metric: str) -> None:
@@ -162,14 +153,8 @@ def plot_curve(history: list[dict], path: Path, metric: str) -> None:
     plt.close(fig)
 
 
-def load_weights(net: Tagger, saved: SavedModel) -> Tagger:
-    """Copy saved weights into a network (WLL models have no transition scores)."""
-    net.load_state_dict({k: torch.from_numpy(v) for k, v in saved.weights.items()}, strict=False)
-    return net
-
-
 def network_from_saved(saved: SavedModel) -> Tagger:
-    return load_weights(build_network(saved.net), saved)
+    return load_weights(build_network(saved.net), saved.weights)
 
 
 def resume_state(out: Path, net: Tagger) -> dict:
@@ -177,7 +162,7 @@ def resume_state(out: Path, net: Tagger) -> dict:
     state_file = out / "checkpoint" / "state.json"
     if not state_file.exists():
         return {"epoch": 0, "history": [], "best": -1.0, "seconds": 0.0}
-    load_weights(net, load_model(out / "checkpoint"))
+    load_weights(net, load_model(out / "checkpoint").weights)
     return json.loads(state_file.read_text())
 
 

@@ -1,15 +1,22 @@
 """Training criteria (paper section 3.4), batched over padded sentences, in PyTorch.
 
-Word-level log-likelihood: a softmax per word.  Sentence-level log-likelihood: a path's score
-is start[y_0] + sum_t emissions[t, y_t] + sum_t transitions[y_{t-1}, y_t]; the normaliser
-sums over all paths with the forward algorithm in log space (equation 15).  Both return the
-negative log-likelihood per sentence, so callers minimise what they get.
+Word-level log-likelihood (WLL): a softmax per word.  Sentence-level log-likelihood (SLL): a
+path's score is start[y_0] + sum_t emissions[t, y_t] + sum_t transitions[y_{t-1}, y_t]; the
+normaliser sums over all paths with the forward algorithm in log space (equation 15).
+
+A criterion is a module that owns its parameters (SLL: the transition and start scores, as
+pytorch-crf's `CRF` does) and names what it returns: `nll`, the negative log-likelihood per
+sentence, which callers minimise.  Decoding is NumPy's (`senna.decode.viterbi`), shared with
+the runtime, which reads the criterion from the model's config, not from its weights.
 """
 
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from torch import nn
+
+CRITERIA = ("wll", "sll")
 
 
 def wll_nll(emissions: torch.Tensor, tags: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -53,3 +60,45 @@ def sll_nll(emissions: torch.Tensor, tags: torch.Tensor, mask: torch.Tensor,
     nll = (log_partition(emissions, mask, transitions, start)
            - path_score(emissions, tags, mask_f, transitions, start))
     return nll.to(emissions.dtype)
+
+
+class WordLikelihood(nn.Module):
+    """WLL: no parameters of its own."""
+
+    name = "wll"
+
+    def nll(self, emissions: torch.Tensor, tags: torch.Tensor,
+            mask: torch.Tensor) -> torch.Tensor:
+        """emissions [B, T, K], tags [B, T], mask [B, T] -> NLL per sentence [B]."""
+        return wll_nll(emissions, tags, mask)
+
+    def decoding_weights(self) -> dict[str, torch.Tensor]:
+        """What Viterbi needs besides the emissions (WLL: nothing, argmax per word)."""
+        return {}
+
+
+class SentenceLikelihood(nn.Module):
+    """SLL: transition scores A[i, j] (tag i followed by j) and start scores, both zero at
+    first (a uniform prior over paths)."""
+
+    name = "sll"
+
+    def __init__(self, n_tags: int):
+        super().__init__()
+        self.transitions = nn.Parameter(torch.zeros(n_tags, n_tags))
+        self.start = nn.Parameter(torch.zeros(n_tags))
+
+    def nll(self, emissions: torch.Tensor, tags: torch.Tensor,
+            mask: torch.Tensor) -> torch.Tensor:
+        """emissions [B, T, K], tags [B, T], mask [B, T] -> NLL per sentence [B]."""
+        return sll_nll(emissions, tags, mask, self.transitions, self.start)
+
+    def decoding_weights(self) -> dict[str, torch.Tensor]:
+        """Saved next to the network's weights as `transitions` and `start`."""
+        return {"transitions": self.transitions, "start": self.start}
+
+
+def build_criterion(name: str, n_tags: int) -> WordLikelihood | SentenceLikelihood:
+    if name not in CRITERIA:
+        raise ValueError(f"criterion must be one of {CRITERIA}, got {name!r}")
+    return SentenceLikelihood(n_tags) if name == "sll" else WordLikelihood()
