@@ -130,6 +130,7 @@ class Feature:
     batch (gazetteer matches, other taggers' columns, the predicate's position)."""
 
     per_word = False
+    shared = False   # one table for every task of a jointly trained model (words, caps)
 
     def __init__(self, spec: FeatureSpec, vocab: Vocab):
         self.spec, self.vocab = spec, vocab
@@ -153,6 +154,7 @@ class WordFeature(Feature):
     """The normalised word (lower case, digit runs -> NUMBER); unseen -> RARE."""
 
     per_word = True
+    shared = True
 
     @classmethod
     def fit_vocab(cls, spec, sentences, words, max_words):
@@ -167,6 +169,7 @@ class CapsFeature(Feature):
     """The capitalisation class (senna.text.normalize.CAPS_TAGS)."""
 
     per_word = True
+    shared = True
 
     def __init__(self, spec: FeatureSpec, vocab: Vocab):
         super().__init__(spec, vocab)

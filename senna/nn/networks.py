@@ -53,12 +53,53 @@ class Tagger(nn.Module):
         return self.criterion.nll(emissions, tags, mask)
 
 
+class PartlySharedLinear(nn.Module):
+    """A window network's first layer whose columns for the shared features (word, caps) are
+    shared with other tasks' networks (Figure 5: multi-task learning), while the columns for
+    the task's own features are not.  The layer is linear, so it equals one `nn.Linear` whose
+    weight interleaves both column sets: `merged` gives it, as the runtime reads it."""
+
+    def __init__(self, shared: nn.Linear, own_cols: torch.Tensor, shared_cols: torch.Tensor):
+        super().__init__()
+        self.shared = shared                                        # [H, |shared_cols|]
+        self.own = nn.Linear(len(own_cols), shared.out_features, bias=False) \
+            if len(own_cols) else None
+        order = torch.cat([shared_cols, own_cols])
+        self.register_buffer("inverse", torch.argsort(order), persistent=False)
+
+    def weight(self) -> torch.Tensor:
+        parts = [self.shared.weight] + ([self.own.weight] if self.own is not None else [])
+        return torch.cat(parts, dim=1)[:, self.inverse]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.linear(x, self.weight(), self.shared.bias)
+
+    def merged(self) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.weight().detach(), self.shared.bias.detach()
+
+    def load_merged(self, weight: torch.Tensor, bias: torch.Tensor) -> None:
+        n = self.shared.in_features
+        with torch.no_grad():
+            order = torch.argsort(self.inverse)
+            w = weight[:, order]
+            self.shared.weight.copy_(w[:, :n])
+            self.shared.bias.copy_(bias)
+            if self.own is not None:
+                self.own.weight.copy_(w[:, n:])
+
+
 def weights_of(net: nn.Module) -> dict[str, np.ndarray]:
-    """A network's parameters as saved: the criterion's under their own names."""
+    """A network's parameters as saved: the criterion's under their own names, a partly
+    shared first layer merged into one."""
     out = {}
     for k, v in net.state_dict().items():
         key = k.rsplit("criterion.", 1)[-1] if k.startswith("criterion.") else k
         out[key] = v.detach().numpy().copy()
+    for name, m in net.named_modules():
+        if isinstance(m, PartlySharedLinear):
+            out = {k: v for k, v in out.items() if not k.startswith(name + ".")}
+            weight, bias = m.merged()
+            out[f"{name}.weight"], out[f"{name}.bias"] = weight.numpy().copy(), bias.numpy().copy()
     return out
 
 
@@ -67,8 +108,47 @@ def load_weights(net: Tagger, weights: dict[str, np.ndarray]) -> Tagger:
     own = set(net.criterion.decoding_weights())
     state = {(f"criterion.{k}" if k in own else k): torch.from_numpy(np.asarray(v))
              for k, v in weights.items() if k in own or k not in ("transitions", "start")}
+    for name, m in net.named_modules():
+        if isinstance(m, PartlySharedLinear):
+            m.load_merged(state.pop(f"{name}.weight"), state.pop(f"{name}.bias"))
     net.load_state_dict(state, strict=False)
     return net
+
+
+def share_first_layer(nets: list[WindowNet], shared_dims: list[list[bool]]) -> None:
+    """Tie the first layers of window networks on their shared features' columns.
+
+    shared_dims[n][j]: feature j of network n is a shared one.  Every network must have the
+    same window, hidden size and shared features (in the same order); the first network's
+    layer supplies the shared columns' initial weights.
+    """
+    first = nets[0]
+    shared_in = None
+    for net, flags in zip(nets, shared_dims, strict=True):
+        cols = _columns(net.cfg, flags)
+        shared_cols, own_cols = cols
+        if shared_in is None:
+            shared_in = nn.Linear(len(shared_cols), first.cfg.hidden)
+            with torch.no_grad():
+                shared_in.weight.copy_(first.l1.weight[:, shared_cols])
+                shared_in.bias.copy_(first.l1.bias)
+        elif (net.cfg.window, net.cfg.hidden) != (first.cfg.window, first.cfg.hidden) or \
+                len(shared_cols) != shared_in.in_features:
+            raise ValueError("a shared first layer needs the same window, hidden size and "
+                             "shared features in every window task")
+        layer = PartlySharedLinear(shared_in, own_cols, shared_cols)
+        if layer.own is not None:
+            with torch.no_grad():
+                layer.own.weight.copy_(net.l1.weight[:, own_cols])
+        net.l1 = layer
+
+
+def _columns(cfg: NetConfig, flags: list[bool]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Columns of a window network's first layer fed by shared / own features."""
+    per_position = torch.tensor([f for d, f in zip(cfg.dims, flags, strict=True)
+                                 for _ in range(d)])
+    mask = per_position.repeat(cfg.window)
+    return torch.nonzero(mask).flatten(), torch.nonzero(~mask).flatten()
 
 
 def fan_in(name: str, p: torch.Tensor, params: dict[str, torch.Tensor] | None = None) -> int:

@@ -17,10 +17,15 @@ def card_text(config: dict) -> str:
     main = task.score_name
     scores = ", ".join(f"{main if k == 'score' else k} {v:.2f}" for k, v in dev.items())
     dev_data = cfg.get("dev") or f"last {cfg.get('dev_fraction', 0.1):g} of the training sentences"
+    joint = config.get("joint")
     lines = [
         f"# senna model: {config['task']}",
         "",
         f"- Network: {config['net']['approach']} approach, {config['net']['criterion'].upper()}",
+        *([f"- Trained jointly with {', '.join(t for t in joint['tasks'] if t != task.name)} "
+           f"(multi-task learning: shared word and caps tables"
+           + (", shared first layer for the window tasks" if joint["share_l1"] else "")
+           + f"; {joint['sampling']} task sampling)"] if joint else []),
         f"- Features: {', '.join(f['name'] for f in config['features'])}",
         f"- Training data: `{cfg.get('train')}`",
         f"- Dev data: `{dev_data}`",
@@ -38,7 +43,7 @@ def card_text(config: dict) -> str:
         "",
         "Retrain with:",
         "",
-        f"    {tr.get('command', 'senna train --config ...')}",
+        f"    {joint['command'] if joint else tr.get('command', 'senna train --config ...')}",
         "",
         "Settings:",
         "",

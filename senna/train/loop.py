@@ -29,7 +29,7 @@ from senna.train.card import write_card
 from senna.train.data import batches, make_examples
 from senna.train.scoring import evaluate_model
 from senna.train.setup import initial_embeddings, word_vocab
-from senna.vocab import TagSet
+from senna.vocab import TagSet, Vocab
 
 
 @dataclass
@@ -70,12 +70,14 @@ class TrainConfig:
         return cls(**d)
 
 
-def build(cfg: TrainConfig, task: TaskSpec, train_sents: list) -> tuple[Tagger, SavedModel]:
-    """Vocabularies, tag set and a freshly initialised network."""
+def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
+          words: Vocab | None = None) -> tuple[Tagger, SavedModel]:
+    """Vocabularies, tag set and a freshly initialised network (`words`: the word dictionary
+    to use, e.g. one shared by jointly trained tasks; default: built from `train_sents`)."""
     specs = [s if s.kind != "word" else type(s)(s.name, s.kind, cfg.word_dim, s.arg)
              for s in task.features(cfg.features)]
     gaz = Gazetteer.load(cfg.gazetteer) if cfg.gazetteer else None
-    featurizer = Featurizer.fit(specs, train_sents, gaz, word_vocab(cfg, train_sents))
+    featurizer = Featurizer.fit(specs, train_sents, gaz, words or word_vocab(cfg, train_sents))
     examples = make_examples(task, train_sents, featurizer)
     tagset = TagSet(sorted({t for e in examples for t in e.tags}))
     net_cfg = NetConfig(approach=cfg.approach or task.approach, criterion=cfg.criterion,

@@ -1,0 +1,324 @@
+"""`senna train --tasks pos,chunk,...`: one network trained jointly on several tasks (JMLR 2011
+section 5, Figure 5; ICML 2008).
+
+Every task keeps its own network head, tags, criterion and task-specific features; the
+lookup tables of the features they have in common (words and caps: `Feature.shared`) are
+one table, and with `share_l1` the window tasks' first linear layer is one layer too (its
+columns for the task's own features stay the task's).  Training repeatedly picks a task,
+takes a batch of its training sentences and takes a gradient step:
+
+* `sampling="proportional"`: an epoch is every batch of every task once, in random order,
+  so a task is picked in proportion to its training set's size;
+* `sampling="uniform"`: each step picks a task uniformly at random (its batches cycle), for
+  as many steps as the proportional epoch has, so small tasks are seen more often.
+
+After every epoch each task is scored on its dev set and its best model so far is saved as
+an ordinary model directory `out/<task>/` (the runtime loads it like any other), with the
+joint settings in its config and card.  Parameters shared by several tasks are updated by
+one plain SGD optimizer (fan-in scaled rates, Remark 7); each task's own parameters by its
+own optimizer (SGD, or Adam for SRL's sentence network as in its single-task recipe).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from senna.datasets import load_splits
+from senna.io.checkpoint import SavedModel, load_model, save_model
+from senna.nn.networks import Tagger, WindowNet, fan_in, load_weights, share_first_layer, weights_of
+from senna.tasks import TaskSpec, get_task
+from senna.train.card import write_card
+from senna.train.data import Batch, Example, batches, make_examples
+from senna.train.loop import TrainConfig, build, command_line, drop_flags, optimizer, step_loss
+from senna.train.scoring import evaluate_model
+from senna.train.setup import word_vocab
+
+SAMPLING = ("proportional", "uniform")
+# Settings every task must share: they shape the shared tables and layer.
+COMMON = ("embeddings", "word_dim", "max_words", "min_count", "seed", "batch_size", "threads")
+
+
+@dataclass
+class JointConfig:
+    tasks: dict[str, dict]           # task -> its single-task settings (TrainConfig fields)
+    out: str = "runs/joint"
+    share_l1: bool = True            # window tasks share the first linear layer (Figure 5)
+    sampling: str = "proportional"   # see the module docstring
+    epochs: int = 30
+    lr: float = 0.05                 # SGD rate of the shared parameters (/ fan-in)
+    patience: int = 6                # stop when no task improved for this many epochs
+    max_minutes: float = 0.0
+    # Settings that shape the shared parts (None: the first task's setting that has one).
+    embeddings: str | None = None
+    word_dim: int | None = None
+    max_words: int | None = None
+    min_count: int | None = None
+    seed: int | None = None
+    batch_size: int | None = None
+    threads: int | None = None
+    command: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.tasks) < 2:
+            raise ValueError(f"joint training needs two tasks or more, got {list(self.tasks)}")
+        if self.sampling not in SAMPLING:
+            raise ValueError(f"sampling must be one of {SAMPLING}, got {self.sampling!r}")
+        if self.epochs < 1 or self.batch_size < 1 or not self.lr > 0:
+            raise ValueError("epochs and batch_size must be at least 1 and lr positive")
+
+    @classmethod
+    def from_dict(cls, d: dict, base: Path | None = None) -> JointConfig:
+        """`tasks` maps each task to a dict of settings or to a recipe file (JSON) holding
+        them, relative to `base`."""
+        known = {f.name for f in fields(cls)}
+        if set(d) - known:
+            raise ValueError(f"unknown joint training settings {sorted(set(d) - known)}")
+        tasks = {}
+        for name, settings in d.get("tasks", {}).items():
+            if isinstance(settings, str):
+                path = (base or Path()) / settings
+                try:
+                    settings = json.loads(path.read_text(encoding="utf-8"))
+                except (OSError, json.JSONDecodeError) as e:
+                    raise ValueError(f"{path}: cannot read the {name} settings ({e})") from None
+            tasks[get_task(name).name] = dict(settings)
+        return cls(**{**d, "tasks": tasks})
+
+    def common(self, key: str):
+        """A setting every task must share: the joint one, else the first task's."""
+        if getattr(self, key) is not None:
+            return getattr(self, key)
+        given = [t[key] for t in self.tasks.values() if key in t]
+        return given[0] if given else getattr(TrainConfig, key)
+
+    def task_config(self, name: str) -> TrainConfig:
+        """A task's settings with the joint ones that must agree put in."""
+        settings = {**self.tasks[name], "task": name, "out": str(Path(self.out) / name)}
+        settings.update({k: self.common(k) for k in COMMON})
+        return TrainConfig.from_dict(settings)
+
+
+@dataclass
+class Member:
+    """One task of the joint model."""
+
+    spec: TaskSpec
+    cfg: TrainConfig
+    net: Tagger
+    saved: SavedModel
+    dev: list
+    examples: list[Example]
+    dev_examples: list[Example]
+    opt: torch.optim.Optimizer | None = None
+    best: float = -1.0
+    best_epoch: int = 0
+
+
+def build_members(cfg: JointConfig) -> list[Member]:
+    """Read every task's data, build one word dictionary from all training sentences, and
+    a network per task with the shared tables (and first layer) tied."""
+    cfgs = {name: cfg.task_config(name) for name in cfg.tasks}
+    splits = {name: load_splits(c, get_task(name)) for name, c in cfgs.items()}
+    first = next(iter(cfgs.values()))
+    words = word_vocab(first, [s for train, _ in splits.values() for s in train])
+    members = []
+    for name, c in cfgs.items():
+        spec = get_task(name)
+        net, saved = build(c, spec, splits[name][0], words)
+        saved.info["joint"] = {"tasks": list(cfg.tasks), "share_l1": cfg.share_l1,
+                               "sampling": cfg.sampling, "command": cfg.command}
+        members.append(Member(spec, c, net, saved, splits[name][1],
+                              make_examples(spec, splits[name][0], saved.featurizer),
+                              make_examples(spec, splits[name][1], saved.featurizer)))
+    tie(members, cfg.share_l1)
+    return members
+
+
+def tie(members: list[Member], share_l1: bool) -> None:
+    """One lookup table per shared feature (the first task's, with its initial vectors);
+    with `share_l1`, one first layer for the window tasks' shared columns."""
+    tables: dict[str, torch.nn.Embedding] = {}
+    for m in members:
+        for j, kind in enumerate(m.saved.featurizer.kinds):
+            if kind.shared:
+                table = tables.setdefault(kind.spec.name, m.net.emb.tables[j])
+                if table.weight.shape != m.net.emb.tables[j].weight.shape:
+                    raise ValueError(f"feature {kind.spec.name!r} differs between tasks")
+                m.net.emb.tables[j] = table
+    window = [m for m in members if isinstance(m.net, WindowNet)]
+    if share_l1 and len(window) > 1:
+        share_first_layer([m.net for m in window],  # type: ignore[misc]
+                          [[k.shared for k in m.saved.featurizer.kinds] for m in window])
+
+
+def optimizers(members: list[Member], lr: float) -> torch.optim.Optimizer:
+    """Each member's own parameters get its own optimizer; the shared ones (found in more
+    than one network) one SGD optimizer -> returned."""
+    owners: dict[int, int] = {}
+    for m in members:
+        for p in {id(p): p for p in m.net.parameters()}.values():
+            owners[id(p)] = owners.get(id(p), 0) + 1
+    shared_groups, seen = [], set()
+    for m in members:
+        named = {n: p for n, p in m.net.named_parameters() if p.requires_grad}
+        own = {n: p for n, p in named.items() if owners[id(p)] == 1}
+        m.opt = optimizer_for(own, m.cfg)
+        for n, p in named.items():
+            if owners[id(p)] > 1 and id(p) not in seen:
+                seen.add(id(p))
+                shared_groups.append({"params": [p], "lr": lr / fan_in(n, p, named)})
+    return torch.optim.SGD(shared_groups, lr=lr)
+
+
+def optimizer_for(params: dict[str, torch.nn.Parameter], cfg: TrainConfig):
+    """`senna.train.loop.optimizer` over some of a network's parameters."""
+    holder = torch.nn.Module()
+    holder.named_parameters = lambda: iter(params.items())  # type: ignore[method-assign]
+    holder.parameters = lambda: iter(params.values())  # type: ignore[method-assign]
+    return optimizer(holder, cfg.lr, cfg.optimizer)  # type: ignore[arg-type]
+
+
+def schedule(members: list[Member], sampling: str, rng: np.random.Generator
+             ) -> Iterator[tuple[Member, Batch]]:
+    """One epoch of (task, batch) steps, see the module docstring."""
+    def stream(m: Member, epoch_seed: int) -> Iterator[Batch]:
+        k = 0
+        while True:
+            sub = np.random.default_rng([epoch_seed, k])
+            yield from batches(m.examples, m.cfg.batch_size, m.saved.tags, sub)
+            k += 1
+
+    sizes = [-(-len(m.examples) // m.cfg.batch_size) for m in members]
+    if sampling == "proportional":
+        order = np.concatenate([np.full(n, i) for i, n in enumerate(sizes)])
+        rng.shuffle(order)
+    else:
+        order = rng.integers(0, len(members), sum(sizes))
+    streams = [stream(m, int(rng.integers(1 << 31))) for m in members]
+    for i in order:
+        yield members[i], next(streams[i])
+
+
+def train_joint(cfg: JointConfig) -> dict:
+    """Train, keep each task's best dev model in cfg.out/<task>; -> the training state."""
+    torch.set_num_threads(cfg.common("threads") or torch.get_num_threads())
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cfg.command = cfg.command or command_line()
+    members = build_members(cfg)
+    shared_opt = optimizers(members, cfg.lr)
+    state = resume(out, members, shared_opt)
+    if state["epoch"]:
+        print(f"resumed {out} after epoch {state['epoch']}")
+    for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
+        t0 = time.perf_counter()
+        rng = np.random.default_rng([cfg.common("seed"), epoch])
+        losses = {m.spec.name: 0.0 for m in members}
+        steps = schedule(members, cfg.sampling, rng)
+        total = sum(-(-len(m.examples) // m.cfg.batch_size) for m in members)
+        for m in members:
+            m.net.train()
+        for m, batch in tqdm(steps, desc=f"epoch {epoch}", total=total, leave=False,
+                             mininterval=2):
+            drop_flags(batch.ids, m.saved.featurizer, m.cfg.gazetteer_dropout, rng)
+            m.opt.zero_grad(set_to_none=True)
+            shared_opt.zero_grad(set_to_none=True)
+            loss = step_loss(m.net, batch)
+            loss.backward()
+            m.opt.step()
+            shared_opt.step()
+            losses[m.spec.name] += loss.item()
+        state["seconds"] += time.perf_counter() - t0
+        state["epoch"] = epoch
+        scores = end_of_epoch(members, epoch, state["seconds"], out)
+        state["history"].append({"epoch": epoch, "seconds": round(state["seconds"], 1),
+                                 "dev": scores, "loss": {k: v / max(len(m.examples), 1)
+                                                         for (k, v), m in zip(
+                                                             losses.items(), members,
+                                                             strict=True)}})
+        state["best"] = {m.spec.name: {"score": m.best, "epoch": m.best_epoch}
+                         for m in members}
+        tqdm.write(f"epoch {epoch}: " + "  ".join(f"{k} {v:.2f}" for k, v in scores.items())
+                   + f"  ({state['seconds'] / 60:.1f} min)")
+        checkpoint(out, members, shared_opt, state)
+        plot_curves(state["history"], out / "curve.png")
+        if all(epoch - m.best_epoch >= cfg.patience for m in members):
+            break
+        if cfg.max_minutes and state["seconds"] > cfg.max_minutes * 60:
+            break
+    (out / "history.json").write_text(json.dumps(state, indent=1))
+    return state
+
+
+def end_of_epoch(members: list[Member], epoch: int, seconds: float, out: Path
+                 ) -> dict[str, float]:
+    """Score every task on dev; save the ones that improved."""
+    scores = {}
+    for m in members:
+        m.saved.weights = weights_of(m.net)
+        score = evaluate_model(m.saved, m.net, m.spec, m.dev, m.dev_examples)
+        scores[m.spec.name] = score["score"]
+        if score["score"] > m.best:
+            m.best, m.best_epoch = score["score"], epoch
+            m.saved.info["dev"] = score
+            m.saved.info["training"].update(epochs=epoch, seconds=round(seconds, 1))
+            save_model(out / m.spec.name, m.saved)
+            write_card(out / m.spec.name)
+    return scores
+
+
+def checkpoint(out: Path, members: list[Member], shared_opt: torch.optim.Optimizer,
+               state: dict) -> None:
+    """The last weights of every task and the optimizers' state, for an exact resume."""
+    for m in members:
+        save_model(out / "checkpoint" / m.spec.name, m.saved)
+    optim = {"shared": shared_opt.state_dict(),
+             **{m.spec.name: m.opt.state_dict() for m in members}}
+    torch.save(optim, out / "checkpoint" / "optimizers.pt")
+    (out / "checkpoint" / "state.json").write_text(json.dumps(state, indent=1))
+
+
+def resume(out: Path, members: list[Member], shared_opt: torch.optim.Optimizer) -> dict:
+    state_file = out / "checkpoint" / "state.json"
+    if not state_file.exists():
+        return {"epoch": 0, "history": [], "seconds": 0.0, "best": {}}
+    for m in members:
+        saved = load_model(out / "checkpoint" / m.spec.name)
+        if saved.tags.items != m.saved.tags.items or saved.net != m.saved.net:
+            raise ValueError(f"{out}/checkpoint holds another {m.spec.name} network than these "
+                             "settings build; use a new --out or delete the checkpoint")
+        load_weights(m.net, saved.weights)
+    optim = torch.load(out / "checkpoint" / "optimizers.pt", weights_only=True)
+    shared_opt.load_state_dict(optim["shared"])
+    state = json.loads(state_file.read_text())
+    for m in members:
+        m.opt.load_state_dict(optim[m.spec.name])
+        best = state["best"].get(m.spec.name, {})
+        m.best, m.best_epoch = best.get("score", -1.0), best.get("epoch", 0)
+    return state
+
+
+def plot_curves(history: list[dict], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    for task in history[0]["dev"]:
+        ax.plot([h["epoch"] for h in history], [h["dev"][task] for h in history], marker=".",
+                label=task)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("dev score")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
