@@ -69,9 +69,10 @@ def joint(settings: dict, args: dict, recipes: str) -> int:
     from senna.tasks import normalize_tasks
     from senna.train.joint import JointConfig, train_joint
 
-    if args.get("tasks"):
+    names = args.pop("tasks")
+    if names:
         given = settings.get("tasks", {})
-        settings["tasks"] = {t: given.get(t, f"{t}.json") for t in normalize_tasks(args["tasks"])}
+        settings["tasks"] = {t: given.get(t, f"{t}.json") for t in normalize_tasks(names)}
     joint_keys = {f.name for f in fields(JointConfig)}
     ignored = sorted(k for k, v in args.items() if v is not None and k not in joint_keys)
     if ignored:

@@ -71,7 +71,7 @@ class JointConfig:
             raise ValueError(f"joint training needs two tasks or more, got {list(self.tasks)}")
         if self.sampling not in SAMPLING:
             raise ValueError(f"sampling must be one of {SAMPLING}, got {self.sampling!r}")
-        if self.epochs < 1 or self.batch_size < 1 or not self.lr > 0:
+        if self.epochs < 1 or (self.batch_size or 1) < 1 or not self.lr > 0:
             raise ValueError("epochs and batch_size must be at least 1 and lr positive")
 
     @classmethod
