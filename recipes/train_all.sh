@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tasks=("$@")
-[ ${#tasks[@]} -eq 0 ] && tasks=(pos chunk ner pt0 srl)
+[ ${#tasks[@]} -eq 0 ] && tasks=(pos chunk ner pt0 vbs srl)
 for task in "${tasks[@]}"; do
   senna train --config "recipes/$task.json"
 done

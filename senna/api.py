@@ -67,7 +67,7 @@ class Tagger:
 
     def __call__(self, text: Text, predicates: Sequence[int] | None = None) -> Document:
         """Tag one text.  `predicates` (SRL predicate positions) needs pre-tokenised input,
-        since positions index its words; by default predicates are the POS VB* words."""
+        since positions index its words; by default the verb detector chooses them."""
         if predicates is not None and isinstance(text, str):
             raise ValueError("predicate positions need pre-tokenised input (a list of words)")
         doc = self.document(text)
@@ -100,8 +100,10 @@ class Tagger:
             yield from self.tag_documents(pending)
 
 
-def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] = DEFAULT_TASKS
-         ) -> Tagger:
+def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] = DEFAULT_TASKS,
+         predicates: str = "auto") -> Tagger:
     """Load the models for `tasks` (default POS, CHUNK, NER, SRL) and those they need from
-    `model_dir` (default: the shipped senna/models), holding one directory per task."""
-    return Tagger(Pipeline(model_dir, tasks))
+    `model_dir` (default: the shipped senna/models), holding one directory per task.
+    `predicates`: SRL's predicates from the verb detector ("auto": when its model is there)
+    or from the POS tags ("pos", SENNA's -posvbs)."""
+    return Tagger(Pipeline(model_dir, tasks, predicates=predicates))

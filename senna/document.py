@@ -59,7 +59,7 @@ class Sentence:
 
     def __post_init__(self) -> None:
         if self.tokens is None:
-            self.tokens = [Token(w, None, None) for w in self.words]  # type: ignore[arg-type]
+            self.tokens = list(map(Token, self.words))
 
     @classmethod
     def from_tokens(cls, tokens: Sequence[Token], source: str | None = None) -> Sentence:
@@ -91,7 +91,7 @@ class Sentence:
         token_tasks = [t for t in TASKS.values() if not t.per_predicate]
         tokens = []
         for i, tok in enumerate(self.tokens):
-            d = {"text": tok.text, "start": tok.start, "end": tok.end}
+            d = tok._asdict()
             for t in token_tasks:
                 d[t.name] = self.columns[t.name][i] if t.name in self.columns else None
             tokens.append(d)

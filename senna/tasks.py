@@ -40,6 +40,7 @@ class TaskSpec:
     default: bool = True             # in the tagger's default output
     licence: str = "see the data README"
     data: tuple[str, str | None] = ("", None)  # (train, dev) under the data root; None: split
+    predicate_sources: tuple[str, ...] = ()  # per-predicate tasks: PREDICATE_RULES to try
     extra: dict = field(default_factory=dict)  # per-task training settings for bench runs
 
     def features(self, preset: str = "basic") -> tuple[FeatureSpec, ...]:
@@ -81,14 +82,28 @@ TASKS: dict[str, TaskSpec] = {t.name: t for t in (
              licence="English Web Treebank trees via the PropBank unified release: "
                      + EWT_LICENCE,
              data=("ewt/ewt.train.pt0", "ewt/ewt.dev.pt0")),
+    TaskSpec("vbs", "predicates", "vbs", "iobes", "chunk", "window",
+             {"basic": BASIC, "senna": BASIC + (F.column("pos"),)},
+             column="VBS", default=False,
+             licence="PropBank unified release on EWT: " + EWT_LICENCE,
+             data=("ewt/ewt.train.verbs-args.conll", "ewt/ewt.dev.verbs-args.conll")),
     TaskSpec("srl", "srl", "roles", "iobes", "srl", "sentence",
              {"basic": BASIC, "senna": BASIC + (F.column("pt0"),),
               "window": BASIC + (F.pred_distance(),)},
              per_predicate=True, requires=("pos",), column="SRL",
+             predicate_sources=("vbs", "pos"),
              licence="PropBank unified release on EWT: " + EWT_LICENCE,
              data=("ewt/ewt.train.verbs-args.conll", "ewt/ewt.dev.verbs-args.conll"),
              extra={"optimizer": "adam", "lr": 0.001}),
 )}
+
+# How a per-predicate task finds its predicates in the columns of the tasks run before it:
+# SENNA's verb detector (a tagger trained on PropBank predicates, tags S-V / O), or SENNA's
+# -posvbs rule (every word the POS tagger tagged VB*).
+PREDICATE_RULES = {
+    "vbs": lambda columns: [i for i, tag in enumerate(columns["vbs"]) if tag != "O"],
+    "pos": lambda columns: [i for i, tag in enumerate(columns["pos"]) if tag.startswith("VB")],
+}
 
 ALIASES = {alias: t.name for t in TASKS.values() for alias in (t.name, *t.aliases)}
 DEFAULT_TASKS = tuple(t.name for t in TASKS.values() if t.default)

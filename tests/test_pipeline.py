@@ -235,7 +235,7 @@ def test_to_dict_is_json_ready(tagger):
     import json
     d = json.loads(json.dumps(tagger("John runs in New York.").to_dict()))
     tok = d["sentences"][0]["tokens"][0]
-    assert set(tok) == {"text", "start", "end", "pos", "chunk", "ner", "pt0"}
+    assert set(tok) == {"text", "start", "end", "pos", "chunk", "ner", "pt0", "vbs"}
     assert set(d["sentences"][0]) == {"tokens", "chunks", "entities", "predicates"}
 
 

@@ -29,8 +29,8 @@ Tag text read from stdin (UTF-8; invalid bytes are replaced by U+FFFD) with POS,
 named entities (NER), PT0 (SENNA's shallow-parse feature) and semantic roles (SRL).
 Raw-text mode (default): each input line is a paragraph, split into sentences and tokens;
 empty lines produce no output (as in SENNA). With -usrtokens each line is one sentence of
-space-separated tokens. SRL predicates are the words tagged VB* by the POS tagger (SENNA's
--posvbs) unless -usrvbs gives them."""
+space-separated tokens. SRL predicates come from the verb detector (VBS, as in SENNA) unless
+-posvbs (words the POS tagger tagged VB*) or -usrvbs (given positions) says otherwise."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,7 +55,7 @@ def parser() -> argparse.ArgumentParser:
                    help="SRL predicates: one line per token, '-' for non-predicates, a blank "
                         "line after each sentence; must match the input's sentences")
     p.add_argument("-posvbs", action="store_true",
-                   help="SRL predicates from POS tags VB* (the default here)")
+                   help="SRL predicates from POS tags VB* instead of the verb detector")
     p.add_argument("-iobtags", action="store_true", help="IOB2 tags instead of IOBES")
     p.add_argument("-brackettags", action="store_true",
                    help="bracket tags, e.g. (NP* * *), instead of IOBES")
@@ -229,7 +229,7 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
         raise ValueError(f"--threads must be 0 or more, got {a.threads}")
     tasks = requested_tasks(a)
     started = time.perf_counter()
-    tagger = load(a.model_dir, tasks)
+    tagger = load(a.model_dir, tasks, predicates="pos" if a.posvbs else "auto")
     gc.freeze()   # the loaded models and modules: the collector need not scan them again
     if a.verbose:
         for task in tagger.pipeline.order:

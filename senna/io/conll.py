@@ -322,6 +322,16 @@ def read_srl(path: PathLike) -> list[Sentence]:
     return out
 
 
+def read_predicates(path: PathLike) -> list[Sentence]:
+    """A CoNLL-2005 SRL file as predicate identification data: column ``vbs`` is ``B-V`` on
+    each predicate and ``O`` elsewhere (IOB2), for SENNA's verb detector."""
+    out = read_srl(path)
+    for s in out:
+        chosen = set(s.predicates)
+        s.columns["vbs"] = ["B-V" if i in chosen else "O" for i in range(len(s.words))]
+    return out
+
+
 # --------------------------------------------------------------------------- dispatch
 
 _READERS: dict[str, Callable[[PathLike], list]] = {
@@ -331,6 +341,7 @@ _READERS: dict[str, Callable[[PathLike], list]] = {
     "tagged": read_tagged,
     "pt0": read_pt0,
     "srl": read_srl,
+    "predicates": read_predicates,
     "conllu": read_conllu,
 }
 FORMATS = tuple(_READERS)

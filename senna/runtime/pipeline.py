@@ -14,14 +14,14 @@ and so is the SRL kernel's max over time (senna.runtime.kernels.sentence_scores)
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from senna.document import Sentence, Token
 from senna.features import ColumnFeature
 from senna.io.checkpoint import ModelError
 from senna.runtime.model import TaskModel
-from senna.tasks import ALIASES, DEFAULT_TASKS, TASKS, normalize_tasks
+from senna.tasks import ALIASES, DEFAULT_TASKS, PREDICATE_RULES, TASKS, normalize_tasks
 
 __all__ = ["DEFAULT_TASKS", "Pipeline", "default_model_dir", "normalize_tasks"]
 
@@ -68,11 +68,18 @@ class Pipeline:
 
     def __init__(self, model_dir: str | Path | None = None,
                  tasks: str | Sequence[str] = DEFAULT_TASKS,
-                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = 16384):
+                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = 16384,
+                 predicates: str = "auto"):
+        """`predicates`: where per-predicate tasks (SRL) find their predicates when none are
+        given: "auto" (the first of the task's `predicate_sources` whose model is at hand:
+        the verb detector, else the POS rule) or one of `senna.tasks.PREDICATE_RULES`."""
         self.root = Path(model_dir) if model_dir is not None else default_model_dir()
         self.tasks = normalize_tasks(tasks)
-        if not self.tasks:
-            raise ValueError("no task requested")
+        if predicates != "auto" and predicates not in PREDICATE_RULES:
+            raise ValueError(f"predicates must be 'auto' or one of {sorted(PREDICATE_RULES)}, "
+                             f"got {predicates!r}")
+        self.predicate_choice = predicates
+        self.predicate_source: dict[str, str] = {}
         self.max_tokens = max_tokens
         self.models: dict[str, TaskModel] = dict(models or {})
         self.order: list[str] = []
@@ -102,10 +109,17 @@ class Pipeline:
             self._require(dep, (*chain, task))
         self.order.append(task)
 
-    @staticmethod
-    def dependencies(task: str, model: TaskModel) -> list[str]:
-        """Tasks whose output this model reads, and those its task requires."""
+    def dependencies(self, task: str, model: TaskModel) -> list[str]:
+        """Tasks whose output this model reads, those its task requires, and the source of
+        its predicates."""
         deps = list(TASKS[task].requires)
+        sources = TASKS[task].predicate_sources
+        if sources:
+            have = [s for s in sources if s in self.models or (self.root / s).is_dir()]
+            choice = self.predicate_choice
+            source = (have or [sources[-1]])[0] if choice == "auto" else choice
+            self.predicate_source[task] = source
+            deps.append(source)
         for spec in (k.spec for k in model.featurizer.of_kind(ColumnFeature)):
             dep = ALIASES.get(spec.arg)
             if dep is None or TASKS[dep].per_predicate:
@@ -124,7 +138,8 @@ class Pipeline:
         roles: list[dict[int, list[str]]] = [{} for _ in words]
         for task in self.order:
             if TASKS[task].per_predicate:
-                chosen = self.choose_predicates(words, columns, predicates)
+                rule = PREDICATE_RULES[self.predicate_source[task]]
+                chosen = self.choose_predicates(words, columns, predicates, rule)
                 roles = self.roles(task, words, columns, chosen)
             else:
                 for col, tags in zip(columns, self._window_tags(task, words, columns),
@@ -150,13 +165,12 @@ class Pipeline:
 
     @staticmethod
     def choose_predicates(words: list[list[str]], columns: list[Columns],
-                          predicates: Sequence[Sequence[int]] | None) -> list[list[int]]:
-        """User positions (SENNA's -usrvbs), checked and sorted; by default every word whose
-        POS tag starts with "VB" (SENNA's -posvbs: SENNA's own default is a separate verb
-        detector that skips many auxiliaries, which is not reimplemented)."""
+                          predicates: Sequence[Sequence[int]] | None,
+                          rule: Callable[[Columns], list[int]]) -> list[list[int]]:
+        """User positions (SENNA's -usrvbs), checked and sorted; by default the positions
+        `rule` reads off the columns (the verb detector's or the POS tagger's)."""
         if predicates is None:
-            return [[i for i, tag in enumerate(c["pos"]) if tag.startswith("VB")]
-                    for c in columns]
+            return [rule(c) for c in columns]
         if len(predicates) != len(words):
             raise ValueError(f"{len(predicates)} predicate lists for {len(words)} sentences")
         out = []

@@ -44,7 +44,7 @@ Fix-ups applied on top of syntok (all cheap, per sentence):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from syntok import segmenter
 from syntok.tokenizer import Tokenizer
@@ -52,9 +52,9 @@ from syntok.tokenizer import Tokenizer
 __all__ = ["Token", "tokenize", "split_pretokenized"]
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """A token and its character span in the raw text, so tags map back onto the input."""
+class Token(NamedTuple):
+    """A token and its character span in the raw text, so tags map back onto the input
+    (a named tuple: sentences of training data make hundreds of thousands of them)."""
 
     text: str
     start: int | None = None  # None: a word given without its source text
