@@ -43,7 +43,7 @@ ROWS: list[tuple[str, Callable[[str, str], bool]]] = [
     ("all tokens", lambda w, g: True),
     ('the word "to" (any case)', lambda w, g: w.lower() == "to"),
     ("WSJ `:` (; -- - ... :)", lambda w, g: g == ":"),
-    ("WSJ `` and ''", lambda w, g: g in ("``", "''")),
+    ("WSJ opening and closing quotes", lambda w, g: g in ("``", "''")),
     ("WSJ ( and )", lambda w, g: g in ("(", ")")),
     ("WSJ # and SYM", lambda w, g: g in ("#", "SYM")),
     ("WSJ `,`", lambda w, g: g == ","),
@@ -113,7 +113,8 @@ def main() -> int:
         print(f"| {tag} | " + " | ".join(cells) + " |")
     outside = {form: sorted({t for ts in tagged[form][1] for t in ts} - WSJ_TAGS)
                for form in FORMS}
-    print(f"\nMapped tags outside the 45 WSJ tags: {outside}")
+    print("\nMapped tags outside the 45 WSJ tags: " + ", ".join(
+        f"{form} {' '.join(tags) or 'none'}" for form, tags in outside.items()))
     return 0
 
 
