@@ -2,7 +2,8 @@
 
 Raw text is split into sentences and PTB tokens whose character offsets index the input
 (`doc.text[t.start:t.end] == t.text`); a list of strings is one pre-tokenised sentence,
-whose offsets index the words joined by single spaces.
+whose offsets index the words joined by single spaces.  POS tags come in the Penn
+Treebank's WSJ conventions unless `tagset="ewt"` (senna.tagset).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from senna.document import Document, Sentence, Token
 from senna.runtime.pipeline import Pipeline
+from senna.tagset import DEFAULT_TAGSET, apply_tagset, check_tagset
 from senna.tasks import DEFAULT_TASKS
 from senna.text.tokenize import split_pretokenized, tokenize
 
@@ -52,10 +54,12 @@ def pretokenized_document(tokens: Text) -> Document:
 
 
 class Tagger:
-    """A loaded pipeline with text in, `Document`s out."""
+    """A loaded pipeline with text in, `Document`s out; POS tags in `tagset` ("wsj" or
+    "ewt"), mapped after the cascade, whose models read the EWT tags they were trained on."""
 
-    def __init__(self, pipeline: Pipeline):
+    def __init__(self, pipeline: Pipeline, tagset: str = DEFAULT_TAGSET):
         self.pipeline = pipeline
+        self.tagset = check_tagset(tagset)
 
     @property
     def tasks(self) -> tuple[str, ...]:
@@ -82,7 +86,9 @@ class Tagger:
         tagged = iter(self.pipeline.tag(
             [s.words for _, s in sents], predicates,
             sources=[text for text, _ in sents], tokens=[s.tokens for _, s in sents]))
-        return [Document(d.text, [next(tagged) for _ in d.sentences]) for d in docs]
+        out = [Document(d.text, [next(tagged) for _ in d.sentences]) for d in docs]
+        apply_tagset((s for d in out for s in d.sentences), self.tagset)
+        return out
 
     def pipe(self, texts: Iterable[Text], batch_size: int = 64) -> Iterator[Document]:
         """Tag many texts, `batch_size` sentences (across texts) per pipeline call; yields
@@ -101,9 +107,11 @@ class Tagger:
 
 
 def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] = DEFAULT_TASKS,
-         predicates: str = "auto") -> Tagger:
+         predicates: str = "auto", tagset: str = DEFAULT_TAGSET) -> Tagger:
     """Load the models for `tasks` (default POS, CHUNK, NER, SRL) and those they need from
     `model_dir` (default: the shipped senna/models), holding one directory per task.
     `predicates`: SRL's predicates from the verb detector ("auto": when its model is there)
-    or from the POS tags ("pos", SENNA's -posvbs)."""
-    return Tagger(Pipeline(model_dir, tasks, predicates=predicates))
+    or from the POS tags ("pos", SENNA's -posvbs).  `tagset`: POS tags in the WSJ
+    conventions ("wsj", default) or as trained ("ewt")."""
+    check_tagset(tagset)   # before the models load
+    return Tagger(Pipeline(model_dir, tasks, predicates=predicates), tagset)

@@ -22,6 +22,7 @@ from typing import BinaryIO, TextIO
 from senna.api import Tagger, load, pretokenized_document, raw_document
 from senna.document import Document
 from senna.io.output import FORMATS, OutputOptions, format_document
+from senna.tagset import DEFAULT_TAGSET, TAGSETS
 from senna.tasks import DEFAULT_TASKS, TASKS, normalize_tasks
 
 DESCRIPTION = """\
@@ -69,6 +70,10 @@ def parser() -> argparse.ArgumentParser:
                    help="report models and speed on stderr")
     p.add_argument("--tasks", help="comma-separated tasks: pos,chk,ner,pt0,srl")
     p.add_argument("--format", default="senna", choices=FORMATS, help="output format")
+    p.add_argument("--tagset", default=DEFAULT_TAGSET, choices=TAGSETS,
+                   help="POS tags: the Penn Treebank's 45 tags in WSJ conventions (wsj, as "
+                        "SENNA; default) or the English Web Treebank tags the tagger predicts "
+                        "(ewt: HYPH, NFP, ADD, ...; 'to' may be IN)")
     p.add_argument("--batch-size", type=int, default=1024,
                    help="sentences per batch; output is flushed after each and whenever "
                         "the input pauses (default 1024)")
@@ -229,7 +234,8 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
         raise ValueError(f"--threads must be 0 or more, got {a.threads}")
     tasks = requested_tasks(a)
     started = time.perf_counter()
-    tagger = load(a.model_dir, tasks, predicates="pos" if a.posvbs else "auto")
+    tagger = load(a.model_dir, tasks, predicates="pos" if a.posvbs else "auto",
+                  tagset=a.tagset)
     gc.freeze()   # the loaded models and modules: the collector need not scan them again
     if a.verbose:
         for task in tagger.pipeline.order:
