@@ -1,8 +1,12 @@
 """Python API: `tagger = senna.load(); doc = tagger("Text.")` or `tagger.pipe(texts)`.
 
-Raw text is split into sentences and PTB tokens whose character offsets index the input
-(`doc.text[t.start:t.end] == t.text`); a list of strings is one pre-tokenised sentence,
-whose offsets index the words joined by single spaces.
+Raw text is split into sentences and PTB tokens whose character offsets index the input:
+`doc.text[t.start:t.end] == t.text`, except that invisible characters (control characters,
+zero-width characters, a byte-order mark: `senna.text.invisible`) are never part of a
+token's text, so in general `t.text == visible(doc.text[t.start:t.end])` and a token never
+starts or ends on one.  A list of strings is one pre-tokenised sentence, one token per item
+(invisible characters removed from its text), whose offsets index the items joined by
+single spaces.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from pathlib import Path
 
 from senna.document import Document, Sentence, Token
 from senna.runtime.pipeline import DEFAULT_TASKS, Pipeline
+from senna.text.invisible import INVISIBLE, visible
 from senna.text.tokenize import split_pretokenized, tokenize
 
 Text = str | Sequence[str]
@@ -24,9 +29,10 @@ def raw_document(text: str) -> Document:
 
 
 def _usrtokens(line: str) -> list[Token]:
-    """`split_pretokenized` as document tokens.  On ASCII text the separators are exactly
-    what `str.split()` splits at, so that faster path finds the same tokens and offsets."""
-    if not line.isascii():
+    """`split_pretokenized` as document tokens.  On ASCII text without control characters
+    the separators are exactly what `str.split()` splits at, so that faster path finds the
+    same tokens and offsets."""
+    if not line.isascii() or INVISIBLE.search(line):
         return [Token(t.text, t.start, t.end) for t in split_pretokenized(line)]
     out, pos, find = [], 0, line.find
     for word in line.split():
@@ -44,9 +50,27 @@ def pretokenized_document(tokens: Text) -> Document:
         return Document(tokens, [Sentence(words)] if (words := _usrtokens(tokens)) else [])
     out, pos = [], 0
     for word in tokens:
-        out.append(Token(word, pos, pos + len(word)))
+        out.append(Token(visible(word), pos, pos + len(word)))
         pos += len(word) + 1
     return Document(" ".join(tokens), [Sentence(out)] if out else [])
+
+
+ACCEPTED = "a str (raw text) or a list of str (the words of one pre-tokenised sentence)"
+
+
+def check_text(text: object) -> None:
+    """TypeError naming what is accepted, for anything but `Text`."""
+    if isinstance(text, str):
+        return
+    if isinstance(text, bytes | bytearray):
+        raise TypeError(f"expected {ACCEPTED}, got {type(text).__name__}: decode it first, "
+                        "e.g. text.decode('utf-8')")
+    if not isinstance(text, Sequence):
+        raise TypeError(f"expected {ACCEPTED}, got {type(text).__name__}")
+    for i, word in enumerate(text):
+        if not isinstance(word, str):
+            raise TypeError(f"expected {ACCEPTED}: word {i + 1} is {type(word).__name__} "
+                            f"{word!r}")
 
 
 class Tagger:
@@ -61,6 +85,7 @@ class Tagger:
 
     def document(self, text: Text) -> Document:
         """Untagged document: raw text tokenised, or a list of words as one sentence."""
+        check_text(text)
         return raw_document(text) if isinstance(text, str) else pretokenized_document(text)
 
     def __call__(self, text: Text, predicates: Sequence[int] | None = None) -> Document:
@@ -84,7 +109,16 @@ class Tagger:
 
     def pipe(self, texts: Iterable[Text], batch_size: int = 64) -> Iterator[Document]:
         """Tag many texts, `batch_size` sentences (across texts) per pipeline call; yields
-        documents in input order as soon as their batch is done."""
+        documents in input order as soon as their batch is done.  A bare string is refused
+        at once (iterating it would tag each character as a document)."""
+        if isinstance(texts, str | bytes | bytearray):
+            raise TypeError(f"pipe() takes an iterable of texts, got a {type(texts).__name__}:"
+                            " pass a list of texts, e.g. pipe([text]), or call tagger(text)")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        return self._pipe(texts, batch_size)
+
+    def _pipe(self, texts: Iterable[Text], batch_size: int) -> Iterator[Document]:
         pending: list[Document] = []
         count = 0
         for text in texts:

@@ -21,6 +21,7 @@ from senna.api import load
 from senna.cli import tag as cli
 from senna.cli.main import main as senna_main
 from senna.io.output import OutputOptions
+from senna.text.invisible import INVISIBLE, visible
 from senna.text.tokenize import USRTOKEN_SEPARATORS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,8 +93,8 @@ def test_invalid_utf8_control_characters_emoji_cjk(models):
     assert len(docs) == 3 and "\ufffd" in docs[1]["text"]
     for d in docs:
         toks = [t for s in d["sentences"] for t in s["tokens"]]
-        assert all(d["text"][t["start"] : t["end"]] == t["text"] for t in toks)
-        assert "".join(t["text"] for t in toks) == "".join(d["text"].split())
+        assert all(visible(d["text"][t["start"] : t["end"]]) == t["text"] for t in toks)
+        assert "".join(t["text"] for t in toks) == "".join(visible(d["text"]).split())
     assert len(rows(tag(models, data))) == sum(len(s["tokens"]) for d in docs
                                                for s in d["sentences"])
 
@@ -154,7 +155,7 @@ def test_usrtokens_one_line_per_token(tagger, lines):
     out = run_stream(tagger, lines, "senna", usrtokens=True)
     got = [r[0].strip(" ") for r in rows(out)]
     separators = re.compile(f"[{re.escape(USRTOKEN_SEPARATORS)}]+")
-    assert got == [w for line in lines for w in separators.split(line) if w]
+    assert got == [visible(w) for line in lines for w in separators.split(line) if visible(w)]
 
 
 @settings(max_examples=40, deadline=None)
@@ -162,11 +163,50 @@ def test_usrtokens_one_line_per_token(tagger, lines):
 def test_raw_text_offsets_reproduce_the_input(tagger, lines):
     out = run_stream(tagger, lines, "json", False)
     docs = [json.loads(x) for x in out.splitlines()]   # splitlines: U+2028 etc. escaped
-    assert [d["text"] for d in docs] == [x.rstrip("\r\n") for x in lines if x.split()]
+    assert [d["text"] for d in docs] == [x.rstrip("\r\n") for x in lines
+                                         if visible(x).split()]
     n_tokens = 0
     for d in docs:
         toks = [t for s in d["sentences"] for t in s["tokens"]]
-        assert all(d["text"][t["start"] : t["end"]] == t["text"] for t in toks)
-        assert "".join(t["text"] for t in toks) == "".join(d["text"].split())
+        assert all(visible(d["text"][t["start"] : t["end"]]) == t["text"] for t in toks)
+        assert "".join(t["text"] for t in toks) == "".join(visible(d["text"]).split())
         n_tokens += len(toks)
     assert len(rows(run_stream(tagger, lines, "senna", False))) == n_tokens
+
+
+def test_api_says_which_inputs_it_takes(tagger):
+    with pytest.raises(TypeError, match=r"got bytes.*decode"):
+        tagger(b"John runs.")
+    with pytest.raises(TypeError, match=r"word 2 .*int"):
+        tagger(["a", 1])
+    with pytest.raises(TypeError, match="str .*list of str"):
+        tagger(42)
+    with pytest.raises(TypeError, match="list of texts"):
+        tagger.pipe("abc")
+    with pytest.raises(TypeError, match="got bytes"):
+        list(tagger.pipe([b"abc"]))
+    assert [t.text for t in tagger(("John", "runs")).tokens] == ["John", "runs"]
+
+
+def test_invisible_characters_never_become_tokens(tagger):
+    doc = tagger("\ufeffJohn\u200b runs \u200d.")
+    assert [(t.text, t.start, t.end) for t in doc.tokens] == [
+        ("John", 1, 5), ("runs", 7, 11), (".", 13, 14)]
+    doc = cli.Stream(tagger, io.BytesIO(), usrtokens=True).document(
+        "\ufeffJohn \u200b ru\x00ns .".encode())
+    assert [(t.text, t.start, t.end) for t in doc.tokens] == [
+        ("John", 1, 5), ("runs", 8, 13), (".", 14, 15)]
+    # a list is one token per item, whatever it holds
+    assert [t.text for t in tagger(["\ufeffJohn", "ru\x1bns", "\u200b"]).tokens] == [
+        "John", "runs", ""]
+
+
+@pytest.mark.parametrize("fmt", ["senna", "conll", "conllu", "json"])
+@pytest.mark.parametrize("usrtokens", [False, True])
+def test_control_characters_do_not_reach_the_output(models, fmt, usrtokens):
+    data = "\ufeffJohn \x1b[31mruns\x1b[0m in \x9b2J New\x00York \x07.\n\u200b a \u202e b\x7f\n"
+    args = ["--format", fmt, "-pt0", "-offsettags"] + (["-usrtokens"] if usrtokens else [])
+    out = tag(models, data.encode(), *args)
+    assert out.strip() and not INVISIBLE.search(out), repr(out)
+    if fmt == "json":  # the documents still hold the input text, escaped
+        assert [json.loads(x)["text"] for x in out.splitlines()] == data.splitlines()
