@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -210,3 +211,64 @@ def test_control_characters_do_not_reach_the_output(models, fmt, usrtokens):
     assert out.strip() and not INVISIBLE.search(out), repr(out)
     if fmt == "json":  # the documents still hold the input text, escaped
         assert [json.loads(x)["text"] for x in out.splitlines()] == data.splitlines()
+
+
+def _edit_weights(model_dir: Path, edit) -> None:
+    """Rewrite a model's weights.npz after `edit(dict of arrays)`."""
+    with np.load(model_dir / "weights.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    edit(arrays)
+    np.savez(model_dir / "weights.npz", **arrays)
+
+
+def _nan_at_start(arrays):
+    arrays["l2.weight"][0, 0] = np.nan
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda a: a.pop("l2.bias"), r"pos/weights\.npz: array 'l2\.bias' is missing"),
+    (lambda a: a.update({"l1.weight": a["l1.weight"][:, :-1]}),
+     r"pos/weights\.npz: array 'l1\.weight' has shape \(6, 17\), expected \(6, 18\)"),
+    (_nan_at_start, r"pos/weights\.npz: array 'l2\.weight' holds 1 value that is not finite"),
+    (lambda a: a.update({"start": a["start"].astype(np.int64)}),
+     r"pos/weights\.npz: array 'start' holds int64 values, expected floating point"),
+])
+@pytest.mark.parametrize("data", [b"", b"John runs.\n"])
+def test_model_arrays_are_checked_when_loaded(capsys, monkeypatch, models, tmp_path, edit,
+                                              message, data):
+    broken = tmp_path / "m"
+    shutil.copytree(models, broken)
+    _edit_weights(broken / "pos", edit)
+    err = fails(capsys, monkeypatch, ["-path", str(broken), "-pos"], data)
+    assert re.search(message, err), err
+
+
+def test_model_config_is_checked_against_its_files(capsys, monkeypatch, models, tmp_path):
+    broken = tmp_path / "m"
+    shutil.copytree(models, broken)
+    config = json.loads((broken / "ner" / "config.json").read_text())
+    config["tags"] = config["tags"][:-1]
+    (broken / "ner" / "config.json").write_text(json.dumps(config))
+    err = fails(capsys, monkeypatch, ["-path", str(broken), "-ner"], b"")
+    assert re.search(r"ner/config\.json: 8 tags, but net\.n_tags is 9", err), err
+    (broken / "pos" / "vocab" / "word.lst").write_text("PADDING\nRARE\nthe\n")
+    err = fails(capsys, monkeypatch, ["-path", str(broken), "-pos"], b"")
+    assert re.search(r"pos/vocab/word\.lst: 3 entries, but net\.vocab_sizes\[0\] in "
+                     r"config\.json is 18", err), err
+
+
+def test_rows_of_a_model_over_shared_embeddings_are_checked(tmp_path):
+    from senna.io.checkpoint import ModelError, load_model
+
+    shipped = ROOT / "senna" / "models"
+    (tmp_path / "embeddings").symlink_to(shipped / "embeddings")
+    shutil.copytree(shipped / "chunk", tmp_path / "chunk")
+    load_model(tmp_path / "chunk")
+
+    def out_of_range(a):
+        a["emb.tables.0.rows"][-1] = 100_000
+
+    _edit_weights(tmp_path / "chunk", out_of_range)
+    with pytest.raises(ModelError, match=r"chunk/weights\.npz: array 'emb\.tables\.0\.rows' "
+                                         r"holds row ids outside \[0, 100000\): 100000"):
+        load_model(tmp_path / "chunk")
