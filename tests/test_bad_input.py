@@ -79,8 +79,8 @@ def test_twenty_thousand_token_sentence(models, tmp_path):
     words = [WORDS[i % len(WORDS)] for i in range(20_000)]
     vbs = tmp_path / "vbs"
     vbs.write_text("".join("sat\n" if i == 12_345 else "-\n" for i in range(20_000)))
-    out = rows(tag(models, " ".join(words).encode() + b"\n", "-usrtokens", "-pt0",
-                   "-usrvbs", str(vbs)))
+    out = rows(tag(models, " ".join(words).encode() + b"\n", "-usrtokens", "--tasks",
+                   "pos,chk,ner,pt0,srl", "-usrvbs", str(vbs)))
     assert len(out) == 20_000 and all(len(r) == 7 for r in out)
     assert [r[0].strip() for r in out] == words
     assert [i for i, r in enumerate(out) if r[5].strip() != "-"] == [12_345]
@@ -122,8 +122,6 @@ def test_missing_and_corrupt_model_dirs(capsys, monkeypatch, models, tmp_path):
     assert "weights.npz" in fails(capsys, monkeypatch, ["-path", str(broken), "-pos"])
     (broken / "ner" / "config.json").write_text("{garbage")
     assert "config.json" in fails(capsys, monkeypatch, ["-path", str(broken), "-ner"])
-    assert "--batch-size" in fails(capsys, monkeypatch, ["-path", str(models), "--batch-size",
-                                                         "0"])
 
 
 def test_corrupt_model_in_a_subprocess(models, tmp_path):
@@ -206,7 +204,9 @@ def test_invisible_characters_never_become_tokens(tagger):
 @pytest.mark.parametrize("usrtokens", [False, True])
 def test_control_characters_do_not_reach_the_output(models, fmt, usrtokens):
     data = "\ufeffJohn \x1b[31mruns\x1b[0m in \x9b2J New\x00York \x07.\n\u200b a \u202e b\x7f\n"
-    args = ["--format", fmt, "-pt0", "-offsettags"] + (["-usrtokens"] if usrtokens else [])
+    args = ["--format", fmt, "--tasks", "pos,chk,ner,pt0,srl"]
+    args += (["-offsettags"] if fmt in ("senna", "conll") else [])
+    args += (["-usrtokens"] if usrtokens else [])
     out = tag(models, data.encode(), *args)
     assert out.strip() and not INVISIBLE.search(out), repr(out)
     if fmt == "json":  # the documents still hold the input text, escaped

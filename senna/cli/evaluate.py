@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from senna.cli.args import Parser
 from senna.io.conll import read_dataset
 from senna.scoring import score_predictions
 from senna.tasks import TASKS, get_task
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="senna evaluate", description=__doc__)
+    p = Parser(prog="senna evaluate", description=__doc__)
     p.add_argument("--task", required=True, choices=sorted(TASKS))
     p.add_argument("--data", "--gold", dest="gold", required=True,
                    help="gold file in the task's format")

@@ -19,7 +19,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, TextIO
 
+from senna import __version__
 from senna.api import Tagger, load, pretokenized_document, raw_document
+from senna.cli.args import Parser, UsageError
 from senna.document import Document
 from senna.io.output import FORMATS, OutputOptions, format_document
 from senna.runtime.pipeline import DEFAULT_TASKS, normalize_tasks
@@ -33,23 +35,32 @@ space-separated tokens. SRL predicates are the words tagged VB* by the POS tagge
 -posvbs) unless -usrvbs gives them."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """Usage errors become ValueError, i.e. one `senna: error:` line and exit 1."""
+def epilog() -> str:
+    """The other commands, for `senna -h`."""
+    from senna.cli.main import SUMMARIES
 
-    def error(self, message: str):  # type: ignore[override]
-        raise ValueError(f"{message} (senna -h for help)")
+    width = max(map(len, SUMMARIES))
+    lines = [f"  senna {name:<{width}}  {what}" for name, what in SUMMARIES.items()
+             if name != "tag"]
+    return ("other commands (senna COMMAND -h for their options):\n" + "\n".join(lines)
+            + "\n\nAlso: python -m senna ...; the Python API: tagger = senna.load(); "
+              "tagger('Text.')")
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="senna", description=DESCRIPTION, add_help=False,
-                                allow_abbrev=False,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="senna", usage="senna [COMMAND] [options] < input > output",
+               description=DESCRIPTION, epilog=epilog(), add_help=False, allow_abbrev=False,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-h", "-help", "--help", action="help", help="show this help and exit")
+    p.add_argument("--version", action="version", version=f"senna {__version__}",
+                   help="print the version and exit")
     for flag, what in (("pos", "part-of-speech tags"), ("chk", "chunk tags"),
                        ("ner", "named-entity tags"), ("srl", "semantic roles"),
-                       ("pt0", "PT0 tags too (shallow parse; not in the default output)")):
+                       ("pt0", "PT0 tags (shallow parse; not in the default output)")):
         p.add_argument(f"-{flag}", action="store_true",
-                       help=f"output {what}" + ("" if flag == "pt0" else " (default: all four)"))
+                       help=f"output {what}; task flags select: with any of them given, "
+                            "exactly those tasks are output" if flag == "pos" else
+                            f"output {what}")
     p.add_argument("-usrtokens", action="store_true",
                    help="input lines are sentences of space-separated tokens")
     p.add_argument("-usrvbs", metavar="FILE",
@@ -68,7 +79,8 @@ def parser() -> argparse.ArgumentParser:
                         "(default: the shipped models)")
     p.add_argument("-verbose", "--verbose", action="store_true",
                    help="report models and speed on stderr")
-    p.add_argument("--tasks", help="comma-separated tasks: pos,chk,ner,pt0,srl")
+    p.add_argument("--tasks", help="comma-separated tasks: pos,chk,ner,pt0,srl (added to "
+                                   "those the task flags select; default: pos,chk,ner,srl)")
     p.add_argument("--format", default="senna", choices=FORMATS, help="output format")
     p.add_argument("--batch-size", type=int, default=1024,
                    help="sentences per batch; output is flushed after each and whenever "
@@ -81,15 +93,49 @@ def parser() -> argparse.ArgumentParser:
 
 
 def requested_tasks(a: argparse.Namespace) -> tuple[str, ...]:
-    """-pos/-chk/-ner/-srl and --tasks select tasks (none: the default four); -pt0 adds
-    PT0 to that selection."""
-    chosen = [t for t in ("pos", "chk", "ner", "srl") if getattr(a, t)]
-    chosen += a.tasks.split(",") if a.tasks else []
-    return normalize_tasks(list(chosen or DEFAULT_TASKS) + (["pt0"] if a.pt0 else []))
+    """-pos/-chk/-ner/-pt0/-srl and --tasks select tasks, as SENNA's task flags do (with
+    any given, exactly those are output); none: the default four.  UsageError for an
+    empty or unknown task name."""
+    chosen = [t for t in ("pos", "chk", "ner", "pt0", "srl") if getattr(a, t)]
+    if a.tasks is not None:
+        names = [n.strip() for n in a.tasks.split(",")]
+        if not all(names):
+            raise UsageError(f"--tasks: expected comma-separated task names (pos,chk,ner,pt0,"
+                             f"srl), got {a.tasks!r}", "senna")
+        chosen += names
+    try:
+        return normalize_tasks(chosen or list(DEFAULT_TASKS))
+    except ValueError as e:
+        raise UsageError(str(e), "senna") from None
+
+
+# Flags that contradict each other: (flag, attribute) pairs, and formats that ignore a flag.
+CONFLICTS = ((("-iobtags", "iobtags"), ("-brackettags", "brackettags")),
+             (("-usrvbs", "usrvbs"), ("-posvbs", "posvbs")))
+COLUMN_ONLY = {"json": (("-iobtags", "iobtags"), ("-brackettags", "brackettags"),
+                        ("-notokentags", "notokentags"), ("-offsettags", "offsettags")),
+               "conllu": (("-notokentags", "notokentags"), ("-offsettags", "offsettags"))}
+
+
+def check_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> None:
+    """UsageError for options that contradict each other or that the request ignores, so
+    that nothing is resolved silently."""
+    for (f1, a1), (f2, a2) in CONFLICTS:
+        if getattr(a, a1) and getattr(a, a2):
+            raise UsageError(f"{f1} and {f2} contradict each other: give one", "senna")
+    for flag, attr in COLUMN_ONLY.get(a.format, ()):
+        if getattr(a, attr):
+            raise UsageError(f"--format {a.format} does not apply {flag} (it applies to the "
+                             "column formats senna and conll)", "senna")
+    if a.usrvbs and "srl" not in tasks:
+        raise UsageError("-usrvbs needs SRL among the tasks (-srl)", "senna")
+    if a.batch_size < 1:
+        raise UsageError(f"--batch-size must be at least 1, got {a.batch_size}", "senna")
+    if a.threads is not None and a.threads < 0:
+        raise UsageError(f"--threads must be 0 or more, got {a.threads}", "senna")
 
 
 def output_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> OutputOptions:
-    """-brackettags wins over -iobtags."""
     scheme = "brackets" if a.brackettags else "iob" if a.iobtags else "iobes"
     return OutputOptions(tasks, scheme, not a.notokentags, a.offsettags)
 
@@ -223,11 +269,8 @@ class Stream:
 
 def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     a = parser().parse_args(argv)
-    if a.batch_size < 1:
-        raise ValueError(f"--batch-size must be at least 1, got {a.batch_size}")
-    if a.threads is not None and a.threads < 0:
-        raise ValueError(f"--threads must be 0 or more, got {a.threads}")
     tasks = requested_tasks(a)
+    check_options(a, tasks)
     started = time.perf_counter()
     tagger = load(a.model_dir, tasks)
     gc.freeze()   # the loaded models and modules: the collector need not scan them again
