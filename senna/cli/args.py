@@ -1,6 +1,12 @@
 """Argument parsing shared by every `senna` command, so they all fail alike: bad arguments
 give one `senna: error: ... (senna CMD -h for help)` line on stderr and exit status 2
-(argparse's convention), other failures one `senna: error:` line and status 1."""
+(argparse's convention), other failures one `senna: error:` line and status 1.
+
+Status 2: the command line is wrong in itself (unknown option, bad value, options that
+contradict each other, invalid training settings, also from a --config file); status 1:
+what it names is (a missing or corrupt file, a model of another task, input that does not
+match -usrvbs).
+"""
 
 from __future__ import annotations
 
@@ -41,9 +47,12 @@ def add_options(p: argparse.ArgumentParser, cls: type, skip: tuple[str, ...] = (
         if f.name in skip:
             continue
         kind = {"int": int, "float": float, "bool": true_or_false}.get(base_type(f), str)
-        default = "required" if f.default is MISSING and f.default_factory is MISSING \
-            else f"default: {f.default if f.default is not MISSING else f.default_factory()}"
+        if f.default is MISSING and f.default_factory is MISSING:
+            default = " (required)"
+        else:
+            value = f.default if f.default is not MISSING else f.default_factory()
+            default = "" if value is None else f" (default: {value})"   # the help says it
         p.add_argument(option(f.name), dest=f.name, type=kind, default=None,
                        choices=f.metadata.get("choices"),
                        metavar=None if f.metadata.get("choices") else f.name.upper(),
-                       help=f"{f.metadata.get('help', '')} ({default})")
+                       help=f.metadata.get("help", "") + default)
