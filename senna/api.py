@@ -11,7 +11,7 @@ single spaces.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from senna.document import Document, Sentence, Token
@@ -58,19 +58,22 @@ def pretokenized_document(tokens: Text) -> Document:
 ACCEPTED = "a str (raw text) or a list of str (the words of one pre-tokenised sentence)"
 
 
-def check_text(text: object) -> None:
-    """TypeError naming what is accepted, for anything but `Text`."""
+def checked_text(text: object) -> str | list[str]:
+    """`text` as raw text or a list of words; TypeError naming what is accepted for
+    anything else (bytes, numbers, words that are not strings)."""
     if isinstance(text, str):
-        return
+        return text
     if isinstance(text, bytes | bytearray):
         raise TypeError(f"expected {ACCEPTED}, got {type(text).__name__}: decode it first, "
                         "e.g. text.decode('utf-8')")
-    if not isinstance(text, Sequence):
+    if not isinstance(text, Iterable) or isinstance(text, Mapping):
         raise TypeError(f"expected {ACCEPTED}, got {type(text).__name__}")
-    for i, word in enumerate(text):
+    words = list(text)
+    for i, word in enumerate(words):
         if not isinstance(word, str):
             raise TypeError(f"expected {ACCEPTED}: word {i + 1} is {type(word).__name__} "
                             f"{word!r}")
+    return words
 
 
 class Tagger:
@@ -85,7 +88,7 @@ class Tagger:
 
     def document(self, text: Text) -> Document:
         """Untagged document: raw text tokenised, or a list of words as one sentence."""
-        check_text(text)
+        text = checked_text(text)
         return raw_document(text) if isinstance(text, str) else pretokenized_document(text)
 
     def __call__(self, text: Text, predicates: Sequence[int] | None = None) -> Document:

@@ -184,7 +184,10 @@ def test_api_says_which_inputs_it_takes(tagger):
         tagger.pipe("abc")
     with pytest.raises(TypeError, match="got bytes"):
         list(tagger.pipe([b"abc"]))
+    with pytest.raises(TypeError, match="got dict"):
+        tagger({"a": 1})
     assert [t.text for t in tagger(("John", "runs")).tokens] == ["John", "runs"]
+    assert [t.text for t in tagger(np.array(["John", "runs"])).tokens] == ["John", "runs"]
 
 
 def test_invisible_characters_never_become_tokens(tagger):

@@ -32,7 +32,9 @@ named entities (NER), PT0 (SENNA's shallow-parse feature) and semantic roles (SR
 Raw-text mode (default): each input line is a paragraph, split into sentences and tokens;
 empty lines produce no output (as in SENNA). With -usrtokens each line is one sentence of
 space-separated tokens. SRL predicates are the words tagged VB* by the POS tagger (SENNA's
--posvbs) unless -usrvbs gives them."""
+-posvbs) unless -usrvbs gives them. Control characters, zero-width characters and a
+byte-order mark are left out of tokens (offsets still index the line): with -usrtokens a
+token made of them alone is dropped."""
 
 
 def epilog() -> str:
