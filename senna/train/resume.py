@@ -35,7 +35,10 @@ STATE_FILE = "state.json"
 # Settings of the schedule: a resumed run may change them (and is told so).
 SCHEDULE = ("epochs", "lr", "batch_size", "patience", "max_minutes", "threads",
             "gazetteer_dropout", "seed")
-_DATA_FILES = ("train", "dev", "gazetteer", "embeddings", "extra_columns")
+# Files whose content a resumed run checks (embeddings are not: the checkpoint replaces
+# the word table they initialise, and a dictionary they change is caught by
+# `model_differences`; hashing a multi-gigabyte vector file would slow every start).
+_DATA_FILES = ("train", "dev", "gazetteer", "extra_columns")
 
 
 def fresh_state(cfg: TrainConfig) -> dict:
@@ -44,8 +47,7 @@ def fresh_state(cfg: TrainConfig) -> dict:
 
 
 def fingerprints(cfg: TrainConfig) -> dict[str, str]:
-    """sha256 of each data file the settings name (directories are left out: their
-    content is checked through the model they give)."""
+    """sha256 of each data file the settings name (see _DATA_FILES)."""
     out = {}
     for name in _DATA_FILES:
         for i, path in enumerate((getattr(cfg, name) or "").split(",") if
