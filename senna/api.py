@@ -1,20 +1,25 @@
 """Python API: `tagger = senna.load(); doc = tagger("Text.")` or `tagger.pipe(texts)`.
 
-Raw text is split into sentences and PTB tokens whose character offsets index the input
-(`doc.text[t.start:t.end] == t.text`); a list of strings is one pre-tokenised sentence,
-whose offsets index the words joined by single spaces.  POS tags come in the Penn
-Treebank's WSJ conventions unless `tagset="ewt"` (senna.tagset).
+Raw text is split into sentences and PTB tokens whose character offsets index the input:
+`doc.text[t.start:t.end] == t.text`, except that invisible characters (control characters,
+zero-width characters, a byte-order mark: `senna.text.invisible`) are never part of a
+token's text, so in general `t.text == visible(doc.text[t.start:t.end])` and a token never
+starts or ends on one.  A list of strings is one pre-tokenised sentence, one token per item
+(invisible characters removed from its text), whose offsets index the items joined by
+single spaces.  POS tags come in the Penn Treebank's WSJ conventions
+unless `tagset="ewt"` (senna.tagset).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from senna.document import Document, Sentence, Token
 from senna.runtime.pipeline import Pipeline
 from senna.tagset import DEFAULT_TAGSET, apply_tagset, check_tagset
 from senna.tasks import DEFAULT_TASKS
+from senna.text.invisible import INVISIBLE, visible
 from senna.text.tokenize import split_pretokenized, tokenize
 
 Text = str | Sequence[str]
@@ -26,9 +31,10 @@ def raw_document(text: str) -> Document:
 
 
 def _usrtokens(line: str) -> list[Token]:
-    """`split_pretokenized` as document tokens.  On ASCII text the separators are exactly
-    what `str.split()` splits at, so that faster path finds the same tokens and offsets."""
-    if not line.isascii():
+    """`split_pretokenized` as document tokens.  On ASCII text without control characters
+    the separators are exactly what `str.split()` splits at, so that faster path finds the
+    same tokens and offsets."""
+    if not line.isascii() or INVISIBLE.search(line):
         return [Token(t.text, t.start, t.end) for t in split_pretokenized(line)]
     out, pos, find = [], 0, line.find
     for word in line.split():
@@ -47,10 +53,31 @@ def pretokenized_document(tokens: Text) -> Document:
         return Document(tokens, [Sentence.from_tokens(toks, tokens)] if toks else [])
     out, pos = [], 0
     for word in tokens:
-        out.append(Token(word, pos, pos + len(word)))
+        out.append(Token(visible(word), pos, pos + len(word)))
         pos += len(word) + 1
     text = " ".join(tokens)
     return Document(text, [Sentence.from_tokens(out, text)] if out else [])
+
+
+ACCEPTED = "a str (raw text) or a list of str (the words of one pre-tokenised sentence)"
+
+
+def checked_text(text: object) -> str | list[str]:
+    """`text` as raw text or a list of words; TypeError naming what is accepted for
+    anything else (bytes, numbers, words that are not strings)."""
+    if isinstance(text, str):
+        return text
+    if isinstance(text, bytes | bytearray):
+        raise TypeError(f"expected {ACCEPTED}, got {type(text).__name__}: decode it first, "
+                        "e.g. text.decode('utf-8')")
+    if not isinstance(text, Iterable) or isinstance(text, Mapping):
+        raise TypeError(f"expected {ACCEPTED}, got {type(text).__name__}")
+    words = list(text)
+    for i, word in enumerate(words):
+        if not isinstance(word, str):
+            raise TypeError(f"expected {ACCEPTED}: word {i + 1} is {type(word).__name__} "
+                            f"{word!r}")
+    return words
 
 
 class Tagger:
@@ -67,6 +94,7 @@ class Tagger:
 
     def document(self, text: Text) -> Document:
         """Untagged document: raw text tokenised, or a list of words as one sentence."""
+        text = checked_text(text)
         return raw_document(text) if isinstance(text, str) else pretokenized_document(text)
 
     def __call__(self, text: Text, predicates: Sequence[int] | None = None) -> Document:
@@ -92,7 +120,16 @@ class Tagger:
 
     def pipe(self, texts: Iterable[Text], batch_size: int = 64) -> Iterator[Document]:
         """Tag many texts, `batch_size` sentences (across texts) per pipeline call; yields
-        documents in input order as soon as their batch is done."""
+        documents in input order as soon as their batch is done.  A bare string is refused
+        at once (iterating it would tag each character as a document)."""
+        if isinstance(texts, str | bytes | bytearray):
+            raise TypeError(f"pipe() takes an iterable of texts, got a {type(texts).__name__}:"
+                            " pass a list of texts, e.g. pipe([text]), or call tagger(text)")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        return self._pipe(texts, batch_size)
+
+    def _pipe(self, texts: Iterable[Text], batch_size: int) -> Iterator[Document]:
         pending: list[Document] = []
         count = 0
         for text in texts:

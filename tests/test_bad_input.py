@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,6 +22,7 @@ from senna.api import load
 from senna.cli import tag as cli
 from senna.cli.main import main as senna_main
 from senna.io.output import OutputOptions
+from senna.text.invisible import INVISIBLE, visible
 from senna.text.tokenize import USRTOKEN_SEPARATORS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,8 +79,8 @@ def test_twenty_thousand_token_sentence(models, tmp_path):
     words = [WORDS[i % len(WORDS)] for i in range(20_000)]
     vbs = tmp_path / "vbs"
     vbs.write_text("".join("sat\n" if i == 12_345 else "-\n" for i in range(20_000)))
-    out = rows(tag(models, " ".join(words).encode() + b"\n", "-usrtokens", "-pt0",
-                   "-usrvbs", str(vbs)))
+    out = rows(tag(models, " ".join(words).encode() + b"\n", "-usrtokens", "--tasks",
+                   "pos,chk,ner,pt0,srl", "-usrvbs", str(vbs)))
     assert len(out) == 20_000 and all(len(r) == 7 for r in out)
     assert [r[0].strip() for r in out] == words
     assert [i for i, r in enumerate(out) if r[5].strip() != "-"] == [12_345]
@@ -92,8 +94,8 @@ def test_invalid_utf8_control_characters_emoji_cjk(models):
     assert len(docs) == 3 and "\ufffd" in docs[1]["text"]
     for d in docs:
         toks = [t for s in d["sentences"] for t in s["tokens"]]
-        assert all(d["text"][t["start"] : t["end"]] == t["text"] for t in toks)
-        assert "".join(t["text"] for t in toks) == "".join(d["text"].split())
+        assert all(visible(d["text"][t["start"] : t["end"]]) == t["text"] for t in toks)
+        assert "".join(t["text"] for t in toks) == "".join(visible(d["text"]).split())
     assert len(rows(tag(models, data))) == sum(len(s["tokens"]) for d in docs
                                                for s in d["sentences"])
 
@@ -120,8 +122,6 @@ def test_missing_and_corrupt_model_dirs(capsys, monkeypatch, models, tmp_path):
     assert "weights.npz" in fails(capsys, monkeypatch, ["-path", str(broken), "-pos"])
     (broken / "ner" / "config.json").write_text("{garbage")
     assert "config.json" in fails(capsys, monkeypatch, ["-path", str(broken), "-ner"])
-    assert "--batch-size" in fails(capsys, monkeypatch, ["-path", str(models), "--batch-size",
-                                                         "0"])
 
 
 def test_corrupt_model_in_a_subprocess(models, tmp_path):
@@ -154,7 +154,7 @@ def test_usrtokens_one_line_per_token(tagger, lines):
     out = run_stream(tagger, lines, "senna", usrtokens=True)
     got = [r[0].strip(" ") for r in rows(out)]
     separators = re.compile(f"[{re.escape(USRTOKEN_SEPARATORS)}]+")
-    assert got == [w for line in lines for w in separators.split(line) if w]
+    assert got == [visible(w) for line in lines for w in separators.split(line) if visible(w)]
 
 
 @settings(max_examples=40, deadline=None)
@@ -162,11 +162,116 @@ def test_usrtokens_one_line_per_token(tagger, lines):
 def test_raw_text_offsets_reproduce_the_input(tagger, lines):
     out = run_stream(tagger, lines, "json", False)
     docs = [json.loads(x) for x in out.splitlines()]   # splitlines: U+2028 etc. escaped
-    assert [d["text"] for d in docs] == [x.rstrip("\r\n") for x in lines if x.split()]
+    assert [d["text"] for d in docs] == [x.rstrip("\r\n") for x in lines
+                                         if visible(x).split()]
     n_tokens = 0
     for d in docs:
         toks = [t for s in d["sentences"] for t in s["tokens"]]
-        assert all(d["text"][t["start"] : t["end"]] == t["text"] for t in toks)
-        assert "".join(t["text"] for t in toks) == "".join(d["text"].split())
+        assert all(visible(d["text"][t["start"] : t["end"]]) == t["text"] for t in toks)
+        assert "".join(t["text"] for t in toks) == "".join(visible(d["text"]).split())
         n_tokens += len(toks)
     assert len(rows(run_stream(tagger, lines, "senna", False))) == n_tokens
+
+
+def test_api_says_which_inputs_it_takes(tagger):
+    with pytest.raises(TypeError, match=r"got bytes.*decode"):
+        tagger(b"John runs.")
+    with pytest.raises(TypeError, match=r"word 2 .*int"):
+        tagger(["a", 1])
+    with pytest.raises(TypeError, match="str .*list of str"):
+        tagger(42)
+    with pytest.raises(TypeError, match="list of texts"):
+        tagger.pipe("abc")
+    with pytest.raises(TypeError, match="got bytes"):
+        list(tagger.pipe([b"abc"]))
+    with pytest.raises(TypeError, match="got dict"):
+        tagger({"a": 1})
+    assert [t.text for t in tagger(("John", "runs")).tokens] == ["John", "runs"]
+    assert [t.text for t in tagger(np.array(["John", "runs"])).tokens] == ["John", "runs"]
+
+
+def test_invisible_characters_never_become_tokens(tagger):
+    doc = tagger("\ufeffJohn\u200b runs \u200d.")
+    assert [(t.text, t.start, t.end) for t in doc.tokens] == [
+        ("John", 1, 5), ("runs", 7, 11), (".", 13, 14)]
+    doc = cli.Stream(tagger, io.BytesIO(), usrtokens=True).document(
+        "\ufeffJohn \u200b ru\x00ns .".encode())
+    assert [(t.text, t.start, t.end) for t in doc.tokens] == [
+        ("John", 1, 5), ("runs", 8, 13), (".", 14, 15)]
+    # a list is one token per item, whatever it holds
+    assert [t.text for t in tagger(["\ufeffJohn", "ru\x1bns", "\u200b"]).tokens] == [
+        "John", "runs", ""]
+
+
+@pytest.mark.parametrize("fmt", ["senna", "conll", "conllu", "json"])
+@pytest.mark.parametrize("usrtokens", [False, True])
+def test_control_characters_do_not_reach_the_output(models, fmt, usrtokens):
+    data = "\ufeffJohn \x1b[31mruns\x1b[0m in \x9b2J New\x00York \x07.\n\u200b a \u202e b\x7f\n"
+    args = ["--format", fmt, "--tasks", "pos,chk,ner,pt0,srl"]
+    args += (["-offsettags"] if fmt in ("senna", "conll") else [])
+    args += (["-usrtokens"] if usrtokens else [])
+    out = tag(models, data.encode(), *args)
+    assert out.strip() and not INVISIBLE.search(out), repr(out)
+    if fmt == "json":  # the documents still hold the input text, escaped
+        assert [json.loads(x)["text"] for x in out.splitlines()] == data.splitlines()
+
+
+def _edit_weights(model_dir: Path, edit) -> None:
+    """Rewrite a model's weights.npz after `edit(dict of arrays)`."""
+    with np.load(model_dir / "weights.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    edit(arrays)
+    np.savez(model_dir / "weights.npz", **arrays)
+
+
+def _nan_at_start(arrays):
+    arrays["l2.weight"][0, 0] = np.nan
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda a: a.pop("l2.bias"), r"pos/weights\.npz: array 'l2\.bias' is missing"),
+    (lambda a: a.update({"l1.weight": a["l1.weight"][:, :-1]}),
+     r"pos/weights\.npz: array 'l1\.weight' has shape \(6, 17\), expected \(6, 18\)"),
+    (_nan_at_start, r"pos/weights\.npz: array 'l2\.weight' holds 1 value that is not finite"),
+    (lambda a: a.update({"start": a["start"].astype(np.int64)}),
+     r"pos/weights\.npz: array 'start' holds int64 values, expected floating point"),
+])
+@pytest.mark.parametrize("data", [b"", b"John runs.\n"])
+def test_model_arrays_are_checked_when_loaded(capsys, monkeypatch, models, tmp_path, edit,
+                                              message, data):
+    broken = tmp_path / "m"
+    shutil.copytree(models, broken)
+    _edit_weights(broken / "pos", edit)
+    err = fails(capsys, monkeypatch, ["-path", str(broken), "-pos"], data)
+    assert re.search(message, err), err
+
+
+def test_model_config_is_checked_against_its_files(capsys, monkeypatch, models, tmp_path):
+    broken = tmp_path / "m"
+    shutil.copytree(models, broken)
+    config = json.loads((broken / "ner" / "config.json").read_text())
+    config["tags"] = config["tags"][:-1]
+    (broken / "ner" / "config.json").write_text(json.dumps(config))
+    err = fails(capsys, monkeypatch, ["-path", str(broken), "-ner"], b"")
+    assert re.search(r"ner/config\.json: 8 tags, but net\.n_tags is 9", err), err
+    (broken / "pos" / "vocab" / "word.lst").write_text("PADDING\nRARE\nthe\n")
+    err = fails(capsys, monkeypatch, ["-path", str(broken), "-pos"], b"")
+    assert re.search(r"pos/vocab/word\.lst: 3 entries, but net\.vocab_sizes\[0\] in "
+                     r"config\.json is 18", err), err
+
+
+def test_rows_of_a_model_over_shared_embeddings_are_checked(tmp_path):
+    from senna.io.checkpoint import ModelError, load_model
+
+    shipped = ROOT / "senna" / "models"
+    (tmp_path / "embeddings").symlink_to(shipped / "embeddings")
+    shutil.copytree(shipped / "chunk", tmp_path / "chunk")
+    load_model(tmp_path / "chunk")
+
+    def out_of_range(a):
+        a["emb.tables.0.rows"][-1] = 100_000
+
+    _edit_weights(tmp_path / "chunk", out_of_range)
+    with pytest.raises(ModelError, match=r"chunk/weights\.npz: array 'emb\.tables\.0\.rows' "
+                                         r"holds row ids outside \[0, 100000\): 100000"):
+        load_model(tmp_path / "chunk")

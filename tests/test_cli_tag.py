@@ -59,7 +59,7 @@ def test_task_flags_select_columns_in_senna_order(models):
 
 
 def test_pt0_column_comes_after_ner(models):
-    rows = [r for s in sentences(tag(models, "-pt0")) for r in s]
+    rows = [r for s in sentences(tag(models, "-pt0", "-srl", "-ner", "-chk", "-pos")) for r in s]
     plain = [r for s in sentences(tag(models)) for r in s]
     assert [r[:4] + r[5:] for r in rows] == plain
     assert all(r[4].strip()[:2] in ("O", "B-", "I-", "E-", "S-") for r in rows)
@@ -153,3 +153,69 @@ def test_streams_before_input_ends(models):
         assert proc.wait(60) == 0
     finally:
         proc.kill()
+
+
+def test_pt0_flag_selects_like_the_other_task_flags(models):
+    only_pt0 = sentences(tag(models, "-pt0"))
+    assert all(len(r) == 2 for s in only_pt0 for r in s)   # token + PT0, nothing else
+    both = sentences(tag(models, "-pos", "-pt0"))
+    assert all(len(r) == 3 for s in both for r in s)
+    assert [r[2] for s in both for r in s] == [r[1] for s in only_pt0 for r in s]
+    assert tag(models, "-pt0", "--tasks", "pos") == tag(models, "-pos", "-pt0")
+
+
+def usage_error(capsys, monkeypatch, args: list[str]) -> str:
+    """`senna args` must exit 2 (argparse's convention for bad arguments) with one
+    `senna: error:` line; -> that line."""
+    from senna.cli.main import main
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"John runs.\n")))
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("senna: error: ") and captured.err.count("\n") == 1, \
+        captured.err
+    return captured.err
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--tasks", ""], "--tasks"),
+    (["--tasks", "pos,parse"], "unknown task 'parse'"),
+    (["-iobtags", "-brackettags"], "-iobtags and -brackettags"),
+    (["-usrvbs", "vbs.txt", "-posvbs"], "-usrvbs and -posvbs"),
+    (["-usrvbs", "vbs.txt", "-pos"], "-usrvbs needs SRL"),
+    (["--format", "json", "-iobtags"], "--format json"),
+    (["--format", "conllu", "-offsettags"], "--format conllu"),
+    (["--batch-size", "0"], "--batch-size"),
+    (["--threads", "-1"], "--threads"),
+    (["--batch-size", "x"], "invalid int value"),
+    (["-nosuchflag"], "unrecognized arguments: -nosuchflag"),
+    (["train", "--epochs", "x"], "senna train -h"),
+    (["evaluate", "--task", "parse"], "senna evaluate -h"),
+    (["lm", "train", "--stages", "10:5,5:5"], "senna lm train -h"),
+    (["neighbors"], "senna neighbors -h"),
+    (["export-embeddings", "--to", "x"], "senna export-embeddings -h"),
+    (["install-nltk-shim"], "senna install-nltk-shim -h"),
+])
+def test_bad_arguments_exit_2_everywhere(capsys, monkeypatch, models, args, message):
+    assert message in usage_error(capsys, monkeypatch, ["-path", str(models), *args]
+                                  if args[0].startswith("-") else args)
+
+
+def test_help_lists_subcommands_and_version(capsys):
+    import senna
+    from senna.cli.main import SUBCOMMANDS, main
+    with pytest.raises(SystemExit) as e:
+        main(["-h"])
+    out = capsys.readouterr().out
+    assert e.value.code == 0
+    assert all(f"senna {name} " in out for name in SUBCOMMANDS if name != "tag")
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out == f"senna {senna.__version__}\n"
+
+
+def test_python_dash_m_senna(models):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    res = subprocess.run([sys.executable, "-m", "senna", "-path", str(models), "-pos"],
+                         input=b"John runs.\n", capture_output=True, env=env, timeout=120)
+    assert res.returncode == 0 and res.stdout.split()[0] == b"John", res.stderr

@@ -290,7 +290,7 @@ def test_cli_export_round_trip(emb_dir, tmp_path, capsys):
     assert np.array_equal(read_embeddings(again)[1], VECTORS)
     capsys.readouterr()
     assert main(["export-embeddings", "--from", str(emb_dir), "--to", str(tmp_path / "t.txt"),
-                 "--dtype", "float16"]) == 1
+                 "--dtype", "float16"]) == 2       # a usage error
     assert "--dtype" in capsys.readouterr().err
 
 

@@ -169,3 +169,44 @@ def test_srl_misalignment_messages() -> None:
         srl_scores([[col, col]], [[col, ["(V*)"]]])
     with pytest.raises(ValueError, match="sentence 0, predicate 0: predicted: unbalanced"):
         srl_scores([[col]], [[["(V*", "*"]]])
+
+
+# --- senna evaluate (CLI) -----------------------------------------------------
+
+
+def _evaluate(capsys, args: list[str]) -> tuple[int, str, str]:
+    from senna.cli.main import main
+    code = main(["evaluate", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_evaluate_refuses_a_model_of_another_task(capsys, tmp_path):
+    from pathlib import Path
+
+    from test_pipeline import build_models
+
+    models = build_models(tmp_path / "models")
+    gold = str(Path(__file__).parent / "fixtures" / "conll2000_sample.txt")
+    code, out, err = _evaluate(capsys, ["--task", "chunk", "--model", str(models / "ner"),
+                                        "--gold", gold])
+    assert code == 1 and out == ""
+    assert err.startswith("senna: error: ") and err.count("\n") == 1
+    assert f"{models / 'ner'} holds a ner model, not a chunk model" in err
+    code, out, _ = _evaluate(capsys, ["--task", "chunk", "--model", str(models / "chunk"),
+                                      "--gold", gold])
+    assert code == 0 and out.startswith("processed ")
+
+
+def test_evaluate_refuses_predictions_of_other_words(capsys, tmp_path):
+    from pathlib import Path
+
+    gold = Path(__file__).parent / "fixtures" / "conll2000_sample.txt"
+    pred = tmp_path / "pred.txt"
+    pred.write_text(gold.read_text().replace("talked VBD", "walked VBD", 1))
+    code, out, err = _evaluate(capsys, ["--task", "chunk", "--gold", str(gold),
+                                        "--pred", str(pred)])
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert f"{pred}: sentence 2, token 2 is 'walked', the gold file has 'talked'" in err
+    pred.write_text(gold.read_text())
+    assert _evaluate(capsys, ["--task", "chunk", "--gold", str(gold), "--pred", str(pred)])[0] == 0

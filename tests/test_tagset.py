@@ -193,7 +193,8 @@ def test_cascade_reads_ewt_tags(in_models):
 
 def cli_out(models: Path, *args: str) -> str:
     out = io.BytesIO()
-    assert cli.main(["-path", str(models), "-usrtokens", "-pos", "-notokentags", *args],
+    columns = [] if "json" in args else ["-notokentags"]
+    assert cli.main(["-path", str(models), "-usrtokens", "-pos", *columns, *args],
                     io.BytesIO((" ".join(WORDS) + "\n").encode()), out) == 0
     return out.getvalue().decode()
 

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from senna.text.invisible import INVISIBLE, visible, visible_with_offsets
 from senna.text.normalize import (
     CAPS_ALLCAPS,
     CAPS_HASCAP,
@@ -109,16 +110,19 @@ def texts(text: str) -> list[list[str]]:
 
 
 def assert_exact(text: str, sents: list[list[Token]]) -> None:
-    """Offsets index the text, tokens are non-empty, whitespace-free and in order."""
+    """Offsets index the text (a token is its slice without invisible characters, and
+    starts and ends on a visible one), tokens are non-empty, whitespace-free and in order,
+    and together they hold every visible non-space character."""
     pos = 0
     for sent in sents:
         assert sent, "no empty sentences"
         for t in sent:
-            assert text[t.start : t.end] == t.text
+            assert visible(text[t.start : t.end]) == t.text
+            assert not INVISIBLE.match(text[t.start]) and not INVISIBLE.match(text[t.end - 1])
             assert t.text and not any(c.isspace() for c in t.text)
             assert t.start >= pos
             pos = t.end
-    assert "".join(t.text for s in sents for t in s) == "".join(text.split())
+    assert "".join(t.text for s in sents for t in s) == "".join(visible(text).split())
 
 
 def test_ptb_contraction() -> None:
@@ -179,6 +183,73 @@ def test_unusual_characters(text: str) -> None:
     assert_exact(text, tokenize(text))
 
 
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("\ufeffJohn runs.", [("John", 1, 5), ("runs", 6, 10), (".", 10, 11)]),
+        ("a \u200b b \u2060 \ufeff", [("a", 0, 1), ("b", 4, 5)]),
+        ("zero\u200bwidth", [("zerowidth", 0, 10)]),
+        ("co\u00adop\u200d", [("coop", 0, 5)]),
+        ("a\x00b \x1b[1m", [("ab", 0, 3), ("[", 5, 6), ("1m", 6, 8)]),
+        ("\x9b\x7fok\x07", [("ok", 2, 4)]),
+        ("\u202eevil\u202c x", [("evil", 1, 5), ("x", 7, 8)]),
+    ],
+)
+def test_invisible_characters_are_dropped(text: str, tokens: list) -> None:
+    # a BOM, zero-width and control characters never become tokens nor edges of tokens;
+    # offsets still index the original text
+    got = [(t.text, t.start, t.end) for s in tokenize(text) for t in s]
+    assert got == tokens
+    assert_exact(text, tokenize(text))
+
+
+@pytest.mark.parametrize("text", ["\ufeff", "\u200b\x00\x1b", " \ufeff \u200d "])
+def test_only_invisible_characters_is_empty(text: str) -> None:
+    assert tokenize(text) == [] and split_pretokenized(text) == []
+
+
+def test_usrtokens_drop_invisible_characters() -> None:
+    toks = split_pretokenized("\ufeffJohn \u200b a\x1bb runs\u200d .")
+    assert [(t.text, t.start, t.end) for t in toks] == [
+        ("John", 1, 5), ("ab", 8, 11), ("runs", 12, 16), (".", 18, 19)]
+
+
+@given(st.text())
+def test_visible_with_offsets(text: str) -> None:
+    clean, where = visible_with_offsets(text)
+    assert clean == visible(text) == "".join(c for c in text if not INVISIBLE.match(c))
+    if where is None:
+        assert clean == text
+    else:
+        assert [text[where(i)] for i in range(len(clean))] == list(clean)
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("``hello'' he said", ["``", "hello", "''", "he", "said"]),
+        ("``Hi,'' he said.", ["``", "Hi", ",", "''", "he", "said", "."]),
+        ("John 's car", ["John", "'s", "car"]),
+        ("JOHN 'S car", ["JOHN", "'S", "car"]),
+        ("I 'm here, we 'll go, they 're ok, I 've got, he 'd go",
+         ["I", "'m", "here", ",", "we", "'ll", "go", ",", "they", "'re", "ok", ",", "I",
+          "'ve", "got", ",", "he", "'d", "go"]),
+        ("'Tis the season", ["'T", "is", "the", "season"]),
+        ("'Twas good, I said 'tis fine", ["'T", "was", "good", ",", "I", "said", "'t", "is",
+                                          "fine"]),
+        ("('Tis)", ["(", "'T", "is", ")"]),
+        # not clitics: a quoted letter, a quoted word, a name
+        ("He said 's' is", ["He", "said", "'", "s", "'", "is"]),
+        ("rock 'n' roll", ["rock", "'", "n", "'", "roll"]),
+        ("'Tisbury", ["'", "Tisbury"]),
+    ],
+)
+def test_ptb_quotes_and_clitics(text: str, tokens: list[str]) -> None:
+    # as NLTK's TreebankWordTokenizer (the PTB sed script) tokenises them
+    assert [t.text for s in tokenize(text) for t in s] == tokens
+    assert_exact(text, tokenize(text))
+
+
 def test_control_chars_split_as_whitespace() -> None:
     # U+001C..U+001F are whitespace for str.isspace (not for syntok): they separate tokens
     assert [t.text for s in tokenize("a\x1cb") for t in s] == ["a", "b"]
@@ -224,8 +295,9 @@ def test_tokenize_property(text: str) -> None:
 def test_split_pretokenized_property(line: str) -> None:
     toks = split_pretokenized(line)
     seps = set(USRTOKEN_SEPARATORS)
-    assert "".join(t.text for t in toks) == "".join(c for c in line if c not in seps)
+    assert "".join(t.text for t in toks) == "".join(
+        c for c in visible(line) if c not in seps)
     assert all(t.text and not seps & set(t.text) for t in toks)
-    assert all(line[t.start : t.end] == t.text for t in toks)
-    if line.isascii():
+    assert all(visible(line[t.start : t.end]) == t.text for t in toks)
+    if line.isascii() and not INVISIBLE.search(line):
         assert [t.text for t in toks] == line.split()

@@ -176,3 +176,45 @@ def test_gazetteer_dropout_only_touches_gazetteer_flags():
     assert ids[0, :, 1].tolist() == [3, 2, 3]
     drop_flags(ids, fz, 1.0, np.random.default_rng(0))
     assert ids[0, :, 1].tolist() == [2, 2, 2] and ids[0, :, 0].tolist() == [5, 3, 7]
+
+
+@pytest.mark.slow
+def test_adam_state_is_checkpointed_so_a_resumed_run_is_the_same_run(tmp_path):
+    kw = dict(optimizer="adam", lr=1e-3)
+    a = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "a"), epochs=3, **kw)
+    b = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "b"), epochs=1, **kw)
+    train(a)
+    train(b)
+    b.epochs = 3
+    train(b)
+    wa = load_model(Path(a.out) / "checkpoint").weights
+    wb = load_model(Path(b.out) / "checkpoint").weights
+    for k in wa:
+        np.testing.assert_array_equal(wa[k], wb[k])
+
+
+@pytest.mark.slow
+def test_resume_refuses_another_model_or_data_and_reports_changed_settings(tmp_path, capsys):
+    data = tmp_path / "train.conll"   # a copy: the test rewrites it
+    data.write_text((FIX / "ner_small.conll").read_text())
+    cfg = small_config(tmp_path, "ner-window-sll", epochs=1, train=data)
+    train(cfg)
+    capsys.readouterr()
+    changed = small_config(tmp_path, "ner-window-sll", epochs=1, train=data, hidden=30,
+                           word_dim=6)
+    with pytest.raises(ValueError, match=r"cannot resume .*--hidden 20 -> 30, --word-dim 8 -> 6"):
+        train(changed)
+    other = tmp_path / "other.conll"
+    other.write_text(data.read_text().replace("CRICKET", "FOOTBALL"))
+    with pytest.raises(ValueError, match=r"--train .*train.conll -> .*other.conll"):
+        train(small_config(tmp_path, "ner-window-sll", epochs=1, train=other))
+    kept = data.read_text()
+    data.write_text(other.read_text())   # same path, other content
+    with pytest.raises(ValueError, match=r"the content of .*train.conll \(--train\)"):
+        train(small_config(tmp_path, "ner-window-sll", epochs=1, train=data))
+    data.write_text(kept)
+    state = train(small_config(tmp_path, "ner-window-sll", epochs=2, train=data, lr=0.01))
+    out = capsys.readouterr().out
+    assert f"resuming {cfg.out} from its checkpoint after epoch 1 of 2" in out
+    assert "changed settings: --epochs 1 -> 2, --lr 0.05 -> 0.01" in out
+    assert state["epoch"] == 2

@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from senna.cli.args import Parser
 from senna.io.conll import read_dataset
 from senna.scoring import score_predictions
 from senna.tasks import TASKS, get_task
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="senna evaluate", description=__doc__)
+    p = Parser(prog="senna evaluate", description=__doc__)
     p.add_argument("--task", required=True, choices=sorted(TASKS))
     p.add_argument("--data", "--gold", dest="gold", required=True,
                    help="gold file in the task's format")
@@ -24,10 +25,25 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def predicted_from_file(task, gold: list, path: str, fmt: str) -> list[list[str]]:
-    pred = read_dataset(path, fmt)
+def check_words(gold: list, pred: list, path: str) -> None:
+    """ValueError unless the prediction file tags the gold file's words: scores of other
+    sentences would mean nothing."""
     if len(pred) != len(gold):
         raise ValueError(f"{path}: {len(pred)} sentences, the gold file has {len(gold)}")
+    for i, (g, p) in enumerate(zip(gold, pred, strict=True)):
+        if g.words != p.words:
+            if len(g.words) != len(p.words):
+                raise ValueError(f"{path}: sentence {i + 1} has {len(p.words)} tokens, the "
+                                 f"gold file's has {len(g.words)}")
+            j = next(j for j, (a, b) in enumerate(zip(g.words, p.words, strict=True))
+                     if a != b)
+            raise ValueError(f"{path}: sentence {i + 1}, token {j + 1} is {p.words[j]!r}, the "
+                             f"gold file has {g.words[j]!r}")
+
+
+def predicted_from_file(task, gold: list, path: str, fmt: str) -> list[list[str]]:
+    pred = read_dataset(path, fmt)
+    check_words(gold, pred, path)
     if task.per_predicate:
         from senna.tags import brackets_to_tags
         return [brackets_to_tags(c, "iobes") for s in pred for c in s.roles]
@@ -47,7 +63,11 @@ def main(argv: list[str]) -> int:
     else:
         from senna.runtime.model import TaskModel
         from senna.runtime.predict import predict_gold_inputs
-        predicted = predict_gold_inputs(TaskModel.load(a.model), task, gold)
+        model = TaskModel.load(a.model)
+        if model.task != task.name:
+            raise ValueError(f"{a.model} holds a {model.task} model, not a {task.name} model: "
+                             f"pass --task {model.task}, or a {task.name} model")
+        predicted = predict_gold_inputs(model, task, gold)
     _, report = score_predictions(task, gold, predicted)
     sys.stdout.write(report.rstrip("\n") + "\n")
     return 0

@@ -7,13 +7,14 @@ import argparse
 import os
 import sys
 
+from senna.cli.args import Parser
 from senna.embeddings import read_embeddings, read_metadata, save_embeddings, write_embeddings
 
 RESERVED = ("format", "version", "count", "dim", "dtype")
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="senna export-embeddings", description=__doc__)
+    p = Parser(prog="senna export-embeddings", description=__doc__)
     p.add_argument("--from", dest="source", required=True,
                    help="senna embeddings directory or text file (.gz/.xz too)")
     p.add_argument("--to", dest="target", required=True,
@@ -27,15 +28,16 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
-    a = parser().parse_args(argv)
+    p = parser()
+    a = p.parse_args(argv)
     if a.limit is not None and a.limit < 1:
-        raise ValueError(f"--limit must be at least 1, got {a.limit}")
+        p.error(f"--limit must be at least 1, got {a.limit}")
     if os.path.abspath(a.source) == os.path.abspath(a.target):
-        raise ValueError("--from and --to are the same path")
+        p.error("--from and --to are the same path")
     source_is_dir = os.path.isdir(a.source)
     fmt = a.format or ("text" if source_is_dir else "senna")
     if a.dtype and fmt != "senna":
-        raise ValueError("--dtype applies to --format senna only")
+        p.error("--dtype applies to --format senna only")
     words, vectors = read_embeddings(a.source, limit=a.limit)
     if fmt == "text":
         write_embeddings(a.target, words, vectors)

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import fields
 from pathlib import Path
+
+from senna.cli.args import Parser, UsageError, add_options
+from senna.cli.train import INSTALL_HINT
+from senna.lm.config import DEFAULT_STAGES
+from senna.settings import read_settings
 
 
 def _number(text: str) -> int:
@@ -20,53 +24,69 @@ def parse_stages(text: str) -> list[list[int]]:
     try:
         stages = [[_number(a), _number(b)] for a, b in (s.split(":") for s in text.split(","))]
     except ValueError:
-        raise ValueError(f"--stages: expected SIZE:WINDOWS,... (e.g. 5k:20M,10k:20M), got "
-                         f"{text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected SIZE:WINDOWS,... (e.g. 5k:20M,10k:20M), "
+                                         f"got {text!r}") from None
     if any(s < 3 or w < 1 for s, w in stages) or any(
             b[0] < a[0] for a, b in zip(stages, stages[1:], strict=False)):
-        raise ValueError(f"--stages: dictionaries must grow and be >= 3 words: {text!r}")
+        raise argparse.ArgumentTypeError(f"dictionaries must grow and be >= 3 words: {text!r}")
     return stages
 
 
 def parser() -> argparse.ArgumentParser:
-    from senna.lm.train import LMConfig
+    from senna.lm.config import LMConfig
 
-    p = argparse.ArgumentParser(prog="senna lm", description=__doc__)
-    sub = p.add_subparsers(dest="command", required=True)
-    pre = sub.add_parser("prepare", help="tokenise and index unlabeled text (.txt, .xz, .gz)")
-    pre.add_argument("sources", nargs="+")
+    p = Parser(prog="senna lm", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True, metavar="{prepare,train,export}")
+    pre = sub.add_parser("prepare", help="tokenise and index unlabeled text (.txt, .xz, .gz)",
+                         description="Tokenise and index unlabeled text for `senna lm train`.")
+    pre.add_argument("sources", nargs="+", metavar="FILE",
+                     help="text files (.txt, .xz, .gz), one paragraph per line")
     pre.add_argument("--out", required=True, help="corpus directory to write")
-    pre.add_argument("--workers", type=int, default=2)
+    pre.add_argument("--workers", type=int, default=2,
+                     help="tokenising processes (default: 2)")
     pre.add_argument("--heldout-every", type=int, default=100,
                      help="every N-th article goes to the held-out slice (default: 100)")
-    tr = sub.add_parser("train", help="train (or resume) the ranking language model")
-    tr.add_argument("--config", help="JSON file of settings; options below override it")
-    defaults = LMConfig()
-    for f in fields(LMConfig):
-        if f.name == "stages":
-            continue
-        value = getattr(defaults, f.name)
-        tr.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=type(value),
-                        default=None, help=f"(default: {value})")
-    tr.add_argument("--stages", type=parse_stages, default=None,
-                    help="curriculum as SIZE:WINDOWS,... (default: "
-                    + ",".join(f"{s // 1000}k:{w // 1_000_000}M" for s, w in defaults.stages)
+    tr = sub.add_parser("train", help="train (or resume) the ranking language model "
+                        "(needs PyTorch)", description="Train the ranking language model "
+                        "(needs PyTorch); a second run with the same --out resumes.")
+    tr.add_argument("--config", metavar="FILE",
+                    help="JSON file of settings (keys as below); options given here override it")
+    add_options(tr, LMConfig, skip=("stages",))
+    tr.add_argument("--stages", type=parse_stages, default=None, metavar="SIZE:WINDOWS,...",
+                    help="curriculum: dictionary size and windows per stage (default: "
+                    + ",".join(f"{s // 1000}k:{w // 1_000_000}M" for s, w in DEFAULT_STAGES)
                     + ")")
-    ex = sub.add_parser("export", help="write a trained model's embeddings")
+    ex = sub.add_parser("export", help="write a trained model's embeddings",
+                        description="Write a trained language model's embeddings.")
     ex.add_argument("--model", required=True, help="the --out directory of `senna lm train`")
     ex.add_argument("--to", required=True, help="embeddings directory (or .txt with --format text)")
-    ex.add_argument("--format", choices=("senna", "text"), default="senna")
-    ex.add_argument("--dtype", choices=("float16", "float32"), default="float32")
+    ex.add_argument("--format", choices=("senna", "text"), default="senna",
+                    help="senna: a directory `senna train --embeddings` and `senna neighbors` "
+                         "read; text: word2vec/GloVe text (default: senna)")
+    ex.add_argument("--dtype", choices=("float16", "float32"), default="float32",
+                    help="stored precision of --format senna (default: float32)")
     return p
 
 
 def main(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if args.command == "train":
+        from senna.lm.config import LMConfig
+
+        settings = dict(vars(args))
+        settings.pop("command")
+        config = settings.pop("config")
+        try:
+            merged = read_settings(config) if config else {}
+            merged.update({k: v for k, v in settings.items() if v is not None})
+            cfg = LMConfig.from_json(json.dumps(merged))
+        except ValueError as e:
+            raise UsageError(str(e), "senna lm train") from None
     try:
         import torch  # noqa: F401
     except ImportError as e:
-        raise ValueError(f"the language model needs PyTorch: pip install 'senna[train]' ({e})"
-                         ) from None
+        raise ValueError(f"the language model needs PyTorch: {INSTALL_HINT} ({e})") from None
     if args.command == "prepare":
         from senna.lm.corpus import prepare_corpus
 
@@ -78,14 +98,9 @@ def main(argv: list[str]) -> int:
         print(json.dumps(json.loads((out / "corpus.json").read_text())["words"]))
         return 0
     if args.command == "train":
-        from senna.lm.train import LMConfig, launch
+        from senna.lm.train import launch
 
-        settings = vars(args)
-        settings.pop("command")
-        config = settings.pop("config")
-        merged = json.loads(Path(config).read_text()) if config else {}
-        merged.update({k: v for k, v in settings.items() if v is not None})
-        launch(LMConfig.from_json(json.dumps(merged)))
+        launch(cfg)
         return 0
     from senna.lm.export import export
 

@@ -7,14 +7,26 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from senna.cli.args import UsageError
+
 SUBCOMMANDS: dict[str, str] = {
-    "train": "senna.cli.train",
-    "lm": "senna.cli.lm",
-    "evaluate": "senna.cli.evaluate",
     "tag": "senna.cli.tag",
-    "install-nltk-shim": "senna.cli.nltk_shim",
+    "train": "senna.cli.train",
+    "evaluate": "senna.cli.evaluate",
+    "lm": "senna.cli.lm",
     "neighbors": "senna.cli.neighbors",
     "export-embeddings": "senna.cli.export_embeddings",
+    "install-nltk-shim": "senna.cli.nltk_shim",
+}
+# What `senna -h` lists (the modules are imported only when their command runs).
+SUMMARIES: dict[str, str] = {
+    "tag": "the tagger (the default command; what this help describes)",
+    "train": "train a tagger on CoNLL data (needs PyTorch)",
+    "evaluate": "score a model, or a prediction file, against a gold file",
+    "lm": "prepare, train and export the ranking language model (needs PyTorch)",
+    "neighbors": "nearest words in an embedding space",
+    "export-embeddings": "convert embeddings between the senna and text formats",
+    "install-nltk-shim": "a SENNA directory for NLTK's SennaTagger and friends",
 }
 
 
@@ -47,13 +59,17 @@ def limit_blas_threads(args: Sequence[str]) -> None:
 
 
 def run(entry: Callable[[list[str]], int], argv: list[str]) -> int:
-    """Call a command; turn expected failures into `senna: error: ...` lines."""
+    """Call a command; turn expected failures into `senna: error: ...` lines (exit 2 for
+    bad arguments, as argparse does, else 1)."""
     try:
         return entry(argv)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except UsageError as e:
+        print(f"senna: error: {e} ({e.prog} -h for help)", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as e:
         print(f"senna: error: {e}", file=sys.stderr)
         return 1

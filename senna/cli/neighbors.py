@@ -9,6 +9,7 @@ import json
 import os
 import sys
 
+from senna.cli.args import Parser
 from senna.embeddings import (
     DEFAULT_EMBEDDINGS,
     frequency_rank,
@@ -20,7 +21,7 @@ from senna.embeddings import (
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="senna neighbors", description=__doc__)
+    p = Parser(prog="senna neighbors", description=__doc__)
     p.add_argument("words", nargs="+", metavar="WORD", help="query words (normalised like "
                    "the tagger's: lower-cased, digit runs -> NUMBER)")
     p.add_argument("--embeddings", default=None,
@@ -50,9 +51,10 @@ def format_table(columns: list[tuple[str, list[str]]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    a = parser().parse_args(argv)
+    p = parser()
+    a = p.parse_args(argv)
     if a.k < 1:
-        raise ValueError(f"-k must be at least 1, got {a.k}")
+        p.error(f"-k must be at least 1, got {a.k}")
     path = a.embeddings
     if path is None:
         path = DEFAULT_EMBEDDINGS

@@ -42,6 +42,7 @@ import sys
 from pathlib import Path
 
 import senna
+from senna.cli.args import Parser
 
 #: The executable names NLTK looks for on POSIX systems (`senna` for unknown systems).
 SHIM_NAMES = ("senna-linux64", "senna-linux32", "senna-osx", "senna")
@@ -163,7 +164,7 @@ def _is_shim(path: Path) -> bool:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="senna install-nltk-shim",
         description="Create DIR holding executables (senna-linux64, senna-linux32, "
                     "senna-osx, senna) that NLTK's Senna, SennaTagger, SennaChunkTagger "

@@ -19,7 +19,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, TextIO
 
+from senna import __version__
 from senna.api import Tagger, load, pretokenized_document, raw_document
+from senna.cli.args import Parser, UsageError
 from senna.document import Document
 from senna.io.output import FORMATS, OutputOptions, format_document
 from senna.tagset import DEFAULT_TAGSET, TAGSETS
@@ -31,25 +33,36 @@ named entities (NER), PT0 (SENNA's shallow-parse feature) and semantic roles (SR
 Raw-text mode (default): each input line is a paragraph, split into sentences and tokens;
 empty lines produce no output (as in SENNA). With -usrtokens each line is one sentence of
 space-separated tokens. SRL predicates come from the verb detector (VBS, as in SENNA) unless
--posvbs (words the POS tagger tagged VB*) or -usrvbs (given positions) says otherwise."""
+-posvbs (words the POS tagger tagged VB*) or -usrvbs (given positions) says otherwise.
+Control characters, zero-width characters and a byte-order mark are left out of tokens
+(offsets still index the line): with -usrtokens a token made of them alone is dropped."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """Usage errors become ValueError, i.e. one `senna: error:` line and exit 1."""
+def epilog() -> str:
+    """The other commands, for `senna -h`."""
+    from senna.cli.main import SUMMARIES
 
-    def error(self, message: str):  # type: ignore[override]
-        raise ValueError(f"{message} (senna -h for help)")
+    width = max(map(len, SUMMARIES))
+    lines = [f"  senna {name:<{width}}  {what}" for name, what in SUMMARIES.items()
+             if name != "tag"]
+    return ("other commands (senna COMMAND -h for their options):\n" + "\n".join(lines)
+            + "\n\nAlso: python -m senna ...; the Python API: tagger = senna.load(); "
+              "tagger('Text.')")
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="senna", description=DESCRIPTION, add_help=False,
-                                allow_abbrev=False,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="senna", usage="senna [COMMAND] [options] < input > output",
+               description=DESCRIPTION, epilog=epilog(), add_help=False, allow_abbrev=False,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-h", "-help", "--help", action="help", help="show this help and exit")
+    p.add_argument("--version", action="version", version=f"senna {__version__}",
+                   help="print the version and exit")
     for t in TASKS.values():
         p.add_argument(f"-{t.column.lower()}", dest=t.name, action="store_true",
-                       help=f"output {t.column} tags" + (" (default)" if t.default else
-                                                         " too (not in the default output)"))
+                       help=f"output {t.column} tags" + ("" if t.default else
+                                                         " (not in the default output)")
+                       + ("; task flags select: with any of them given, exactly those tasks "
+                          "are output" if t is next(iter(TASKS.values())) else ""))
     p.add_argument("-usrtokens", action="store_true",
                    help="input lines are sentences of space-separated tokens")
     p.add_argument("-usrvbs", metavar="FILE",
@@ -68,7 +81,8 @@ def parser() -> argparse.ArgumentParser:
                         "(default: the shipped models)")
     p.add_argument("-verbose", "--verbose", action="store_true",
                    help="report models and speed on stderr")
-    p.add_argument("--tasks", help="comma-separated tasks: pos,chk,ner,pt0,srl")
+    p.add_argument("--tasks", help="comma-separated tasks: pos,chk,ner,pt0,srl (added to "
+                                   "those the task flags select; default: pos,chk,ner,srl)")
     p.add_argument("--format", default="senna", choices=FORMATS, help="output format")
     p.add_argument("--tagset", default=DEFAULT_TAGSET, choices=TAGSETS,
                    help="POS tags: the Penn Treebank's 45 tags in WSJ conventions (wsj, as "
@@ -85,16 +99,49 @@ def parser() -> argparse.ArgumentParser:
 
 
 def requested_tasks(a: argparse.Namespace) -> tuple[str, ...]:
-    """-pos/-chk/-ner/-srl and --tasks select tasks (none: the default four); -pt0 adds
-    PT0 to that selection."""
-    chosen = [t.name for t in TASKS.values() if t.default and getattr(a, t.name)]
-    chosen += a.tasks.split(",") if a.tasks else []
-    extra = [t.name for t in TASKS.values() if not t.default and getattr(a, t.name)]
-    return normalize_tasks(list(chosen or DEFAULT_TASKS) + extra)
+    """The task flags (-pos, -chk, -ner, -pt0, -vbs, -srl) and --tasks select tasks, as
+    SENNA's task flags do (with any given, exactly those are output); none: the default
+    ones.  UsageError for an empty or unknown task name."""
+    chosen = [t.name for t in TASKS.values() if getattr(a, t.name)]
+    if a.tasks is not None:
+        names = [n.strip() for n in a.tasks.split(",")]
+        if not all(names):
+            raise UsageError(f"--tasks: expected comma-separated task names "
+                             f"({','.join(TASKS)}), got {a.tasks!r}", "senna")
+        chosen += names
+    try:
+        return normalize_tasks(chosen or list(DEFAULT_TASKS))
+    except ValueError as e:
+        raise UsageError(str(e), "senna") from None
+
+
+# Flags that contradict each other: (flag, attribute) pairs, and formats that ignore a flag.
+CONFLICTS = ((("-iobtags", "iobtags"), ("-brackettags", "brackettags")),
+             (("-usrvbs", "usrvbs"), ("-posvbs", "posvbs")))
+COLUMN_ONLY = {"json": (("-iobtags", "iobtags"), ("-brackettags", "brackettags"),
+                        ("-notokentags", "notokentags"), ("-offsettags", "offsettags")),
+               "conllu": (("-notokentags", "notokentags"), ("-offsettags", "offsettags"))}
+
+
+def check_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> None:
+    """UsageError for options that contradict each other or that the request ignores, so
+    that nothing is resolved silently."""
+    for (f1, a1), (f2, a2) in CONFLICTS:
+        if getattr(a, a1) and getattr(a, a2):
+            raise UsageError(f"{f1} and {f2} contradict each other: give one", "senna")
+    for flag, attr in COLUMN_ONLY.get(a.format, ()):
+        if getattr(a, attr):
+            raise UsageError(f"--format {a.format} does not apply {flag} (it applies to the "
+                             "column formats senna and conll)", "senna")
+    if a.usrvbs and not any(TASKS[t].per_predicate for t in tasks):
+        raise UsageError("-usrvbs needs SRL among the tasks (-srl)", "senna")
+    if a.batch_size < 1:
+        raise UsageError(f"--batch-size must be at least 1, got {a.batch_size}", "senna")
+    if a.threads is not None and a.threads < 0:
+        raise UsageError(f"--threads must be 0 or more, got {a.threads}", "senna")
 
 
 def output_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> OutputOptions:
-    """-brackettags wins over -iobtags."""
     scheme = "brackets" if a.brackettags else "iob" if a.iobtags else "iobes"
     return OutputOptions(tasks, scheme, not a.notokentags, a.offsettags)
 
@@ -228,11 +275,8 @@ class Stream:
 
 def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     a = parser().parse_args(argv)
-    if a.batch_size < 1:
-        raise ValueError(f"--batch-size must be at least 1, got {a.batch_size}")
-    if a.threads is not None and a.threads < 0:
-        raise ValueError(f"--threads must be 0 or more, got {a.threads}")
     tasks = requested_tasks(a)
+    check_options(a, tasks)
     started = time.perf_counter()
     tagger = load(a.model_dir, tasks, predicates="pos" if a.posvbs else "auto",
                   tagset=a.tagset)

@@ -1,4 +1,5 @@
-"""`senna train`: options generated from senna.train.loop.TrainConfig (one source of truth).
+"""`senna train`: options generated from senna.train.config.TrainConfig (one source of
+truth); --help and bad settings are answered without importing PyTorch.
 
 `--tasks a,b,...` (or a config with a "tasks" entry) trains one model jointly on several tasks
 (senna.train.joint): each task's settings come from `--recipes DIR/<task>.json` (default:
@@ -9,78 +10,100 @@ the repository's recipes/) unless the config gives them, and the joint options
 from __future__ import annotations
 
 import argparse
-import json
-from dataclasses import MISSING, fields
 
+from senna.cli.args import Parser, UsageError, add_options, true_or_false
+from senna.settings import read_settings
+from senna.train.config import TrainConfig
 
-def _flag(text: str) -> bool:
-    if text.lower() not in ("1", "0", "true", "false", "yes", "no"):
-        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-    return text.lower() in ("1", "true", "yes")
+INSTALL_HINT = ("pip install '.[train]' in a checkout of senna (it is not on PyPI), or "
+                "pip install torch tqdm matplotlib")
+# Joint options, and the TrainConfig settings that apply to all tasks of a joint run.
+JOINT_OPTIONS = ("tasks", "recipes", "share_l1", "sampling")
+JOINT_SETTINGS = ("out", "epochs", "lr", "patience", "max_minutes", "embeddings", "word_dim",
+                  "max_words", "min_count", "seed", "batch_size", "threads")
 
 
 def parser() -> argparse.ArgumentParser:
-    from senna.train.loop import TrainConfig
-
-    p = argparse.ArgumentParser(prog="senna train", description="Train a tagger on CoNLL data.")
-    p.add_argument("--config", help="JSON file of settings; command-line options override it")
-    p.add_argument("--tasks", help="train one model jointly on these tasks, e.g. "
-                   "pos,chunk,ner,pt0 (multi-task learning)")
-    p.add_argument("--recipes", default="recipes",
-                   help="with --tasks: directory of per-task settings <task>.json")
-    p.add_argument("--share-l1", dest="share_l1", type=_flag, default=None,
-                   help="with --tasks: window tasks share the first layer (default: true)")
-    p.add_argument("--sampling", choices=("proportional", "uniform"), default=None,
-                   help="with --tasks: how the next task is picked (default: proportional)")
-    for f in fields(TrainConfig):
-        kind = {"int": int, "float": float, "bool": _flag}.get(str(f.type).split(" ")[0], str)
-        default = None if f.default is MISSING else f.default
-        p.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=kind, default=None,
-                       help=f"(default: {default})")
+    p = Parser(prog="senna train", description="Train a tagger on CoNLL data (needs PyTorch). "
+               "A second run with the same --out resumes from its checkpoint.")
+    p.add_argument("--config", metavar="FILE",
+                   help="JSON file of settings (keys as below, e.g. batch_size); options given "
+                        "on the command line override it")
+    joint = p.add_argument_group("multi-task learning (one model trained on several tasks)")
+    joint.add_argument("--tasks", metavar="TASKS",
+                       help="train jointly on these tasks, e.g. pos,chunk,ner,pt0; each task's "
+                            "settings from --recipes; with it, only --out, --epochs, --lr, "
+                            "--patience, --max-minutes and the options shaping the shared word "
+                            "table (--embeddings, --word-dim, --max-words, --min-count, --seed, "
+                            "--batch-size, --threads) apply")
+    joint.add_argument("--recipes", metavar="DIR", default=None,
+                       help="with --tasks: directory of per-task settings <task>.json "
+                            "(default: recipes)")
+    joint.add_argument("--share-l1", dest="share_l1", type=true_or_false, default=None,
+                       help="with --tasks: window tasks share the first layer (default: true)")
+    joint.add_argument("--sampling", choices=("proportional", "uniform"), default=None,
+                       help="with --tasks: how the next task is picked (default: "
+                            "proportional to its training set's size)")
+    add_options(p, TrainConfig)
     return p
 
 
 def main(argv: list[str]) -> int:
-    try:
-        from senna.train.loop import TrainConfig, train
-    except ImportError as e:
-        raise ValueError(f"training needs PyTorch: pip install 'senna[train]' ({e})") from None
     args = vars(parser().parse_args(argv))
-    settings = json.load(open(args.pop("config"))) if args.get("config") else {}
-    args.pop("config", None)
-    recipes = args.pop("recipes")
-    if args.get("tasks") or "tasks" in settings:
-        return joint(settings, args, recipes)
-    for key in ("tasks", "share_l1", "sampling"):
-        args.pop(key)
-    settings.update({k: v for k, v in args.items() if v is not None})
-    if "task" not in settings or "train" not in settings:
-        raise ValueError("senna train needs --task and --train")
-    state = train(TrainConfig.from_dict(settings))
+    path = args.pop("config")
+    try:
+        settings = read_settings(path) if path else {}
+        if args.get("tasks") or "tasks" in settings:
+            joint = joint_config(settings, args)
+        else:
+            joint = None
+            extra = [k for k in JOINT_OPTIONS if args.pop(k) is not None]
+            if extra:
+                raise ValueError(f"--{extra[0].replace('_', '-')} needs --tasks")
+            settings.update({k: v for k, v in args.items() if v is not None})
+            cfg = TrainConfig.from_dict(settings, path or "")
+    except ValueError as e:
+        raise UsageError(str(e), "senna train") from None
+    if joint is not None:
+        return train_jointly(joint)
+    train = _import("senna.train.loop", "train")
+    state = train(cfg)
     print(f"best dev score {state['best']:.2f} at epoch {state.get('best_epoch')} "
-          f"({state['seconds'] / 60:.1f} min); model in {settings.get('out', 'runs/model')}")
+          f"({state['seconds'] / 60:.1f} min); model in {cfg.out}")
     return 0
 
 
-def joint(settings: dict, args: dict, recipes: str) -> int:
-    """Multi-task training: per-task settings from the config or from the recipes."""
+def _import(module: str, name: str):
+    """A training entry point; a clear error without PyTorch."""
+    import importlib
+
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError as e:
+        raise ValueError(f"training needs PyTorch: {INSTALL_HINT} ({e})") from None
+
+
+def joint_config(settings: dict, args: dict):
+    """Multi-task settings: per task from the config or from the recipes."""
     from pathlib import Path
 
     from senna.tasks import normalize_tasks
-    from senna.train.joint import JointConfig, train_joint
 
-    names = args.pop("tasks")
+    names, recipes = args.pop("tasks"), args.pop("recipes") or "recipes"
     if names:
         given = settings.get("tasks", {})
         settings["tasks"] = {t: given.get(t, f"{t}.json") for t in normalize_tasks(names)}
-    joint_keys = {f.name for f in fields(JointConfig)}
-    ignored = sorted(k for k, v in args.items() if v is not None and k not in joint_keys)
+    ignored = sorted(k for k, v in args.items()
+                     if v is not None and k not in (*JOINT_SETTINGS, *JOINT_OPTIONS))
     if ignored:
         raise ValueError(f"with --tasks, set {', '.join(ignored)} in the per-task settings "
                          "(recipes or the config's \"tasks\" entry)")
     settings.update({k: v for k, v in args.items() if v is not None})
-    cfg = JointConfig.from_dict(settings, Path(recipes))
-    state = train_joint(cfg)
+    return _import("senna.train.joint", "JointConfig").from_dict(settings, Path(recipes))
+
+
+def train_jointly(cfg) -> int:
+    state = _import("senna.train.joint", "train_joint")(cfg)
     best = ", ".join(f"{t} {b['score']:.2f} (epoch {b['epoch']})"
                      for t, b in state["best"].items())
     print(f"best dev scores: {best}; models in {cfg.out}/<task>")

@@ -5,7 +5,11 @@
     vocab/<feature>.lst   one entry per line
     gazetteer.lst   only for models with gazetteer features
 
-`load_model` rebuilds everything from the directory alone and rejects unknown versions.
+`load_model` rebuilds everything from the directory alone, rejects unknown versions and
+checks the files against each other before any sentence is tagged (`check_model`): every
+array the network settings imply is present, with that shape, floating point and finite;
+stored row ids index the dictionary; the settings agree with the vocabularies and tags.
+A failure names the file and the array.
 
 A model whose word table started from a senna embeddings directory (`senna train
 --embeddings DIR`) stores only the rows that differ from those embeddings (the words seen
@@ -55,6 +59,8 @@ def _base_rows(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, n
     try:
         stamp = (where / "vectors.npz").stat().st_mtime_ns if where.is_dir() else 0
         vectors, index = _cached_embeddings(str(where.resolve()), stamp)
+    except ModelError:
+        raise
     except (ValueError, OSError) as e:
         raise ModelError(f"{model_dir}: needs the embeddings it was trained from ({e})") from None
     return vectors, np.array([index.get(w, -1) for w in vocab.items], dtype=np.int32)
@@ -65,6 +71,7 @@ def _cached_embeddings(path: str, stamp: int) -> tuple[np.ndarray, dict[str, int
     """Read once per process (the shipped taggers share one table); `stamp` = file mtime.
     Kept in the stored precision (float16 halves the memory; the conversion is exact)."""
     words, vectors = read_embeddings(path)
+    _check_values(vectors, "vectors", Path(path) / "vectors.npz")
     if read_metadata(path).get("dtype") == "float16":
         vectors = vectors.astype(np.float16)
     return vectors, {sys.intern(w): i for i, w in enumerate(words)}
@@ -129,6 +136,9 @@ def _unpack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir:
     rows, values = weights.pop(f"emb.tables.{j}.rows"), weights.pop(f"emb.tables.{j}.values")
     if shared:
         vectors, index = _base_rows(base, vocab, model_dir)
+        if vectors.shape[1] != values.shape[1]:
+            raise ModelError(f"{base['embeddings']}: vectors of {vectors.shape[1]} values, the "
+                             f"model {model_dir} has word vectors of {values.shape[1]}")
         weights[f"emb.tables.{j}.weight"] = OverlayTable(vectors, base["divisor"], index, rows,
                                                          values)
         return
@@ -203,6 +213,7 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
                            {k: v for k, v in config.items()
                             if k not in ("format", "version", "task", "net", "features", "tags")})
         base = model.info.get("word_base")
+        check_model(model, path)
         if base is not None:
             where = Path(base["embeddings"])
             base["embeddings"] = str(where if where.is_absolute() else (path / where).resolve())
@@ -211,18 +222,93 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
         raise
     except (KeyError, TypeError, ValueError, OSError) as e:
         raise ModelError(f"{path}: incomplete or corrupt model ({type(e).__name__}: {e})") from None
-    check_shapes(model, path)
     return model
 
 
-def check_shapes(model: SavedModel, path: Path) -> None:
-    """Weights must agree with the vocabularies and the network settings."""
-    for j, spec in enumerate(model.featurizer.specs):
-        w = model.weights.get(f"emb.tables.{j}.weight")
-        want = (len(model.featurizer.vocabs[spec.name]), model.net.dims[j])
-        if w is None or w.shape != want:
-            raise ModelError(f"{path}: lookup table {spec.name} has shape "
-                             f"{None if w is None else w.shape}, expected {want}")
-    l2 = model.weights.get("l2.weight")
-    if l2 is None or l2.shape[0] != len(model.tags):
-        raise ModelError(f"{path}: output layer does not match the {len(model.tags)} tags")
+def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
+    """The arrays (name -> shape) that a model's network settings imply, as
+    senna.nn.networks names them; a word table stored as rows over shared embeddings
+    (config "word_base") is checked apart (`check_model`)."""
+    net, n_tags = model.net, model.net.n_tags
+    base = model.info.get("word_base")
+    shapes = {f"emb.tables.{j}.weight": (net.vocab_sizes[j], net.dims[j])
+              for j in range(len(net.dims)) if base is None or base.get("table") != j}
+    if net.approach == "window":
+        shapes["l1.weight"] = (net.hidden, net.window * net.input_dim)
+    else:
+        n_dist = 2 * net.max_dist + 1
+        shapes |= {"conv.weight": (net.conv, net.input_dim + 2 * net.dist_dim, net.window),
+                   "conv.bias": (net.conv,), "dist_word.weight": (n_dist, net.dist_dim),
+                   "dist_pred.weight": (n_dist, net.dist_dim), "l1.weight": (net.hidden, net.conv)}
+    shapes |= {"l1.bias": (net.hidden,), "l2.weight": (n_tags, net.hidden), "l2.bias": (n_tags,)}
+    if net.criterion == "sll":
+        shapes |= {"transitions": (n_tags, n_tags), "start": (n_tags,)}
+    return shapes
+
+
+def _check_values(a: np.ndarray, name: str, file: Path) -> None:
+    """Floating point and finite (a float64 sum is finite exactly when every value is)."""
+    if a.dtype.kind != "f":
+        raise ModelError(f"{file}: array '{name}' holds {a.dtype} values, expected floating "
+                         "point")
+    if not np.isfinite(a.sum(dtype=np.float64)):
+        bad = int(a.size - np.isfinite(a).sum())
+        raise ModelError(f"{file}: array '{name}' holds {bad} value{'s' * (bad != 1)} that "
+                         f"{'are' if bad != 1 else 'is'} not finite (NaN or infinite)")
+
+
+def check_model(model: SavedModel, path: Path) -> None:
+    """ModelError, naming the file and the array, unless the settings in config.json, the
+    vocabularies, the tags and the arrays of weights.npz agree (see the module doc)."""
+    net, specs, config = model.net, model.featurizer.specs, path / "config.json"
+    if len(specs) != len(net.dims):
+        raise ModelError(f"{config}: {len(specs)} features, but net.dims has {len(net.dims)}")
+    for j, spec in enumerate(specs):
+        size = len(model.featurizer.vocabs[spec.name])
+        if size != net.vocab_sizes[j]:
+            raise ModelError(f"{path / 'vocab' / spec.name}.lst: {size} entries, but "
+                             f"net.vocab_sizes[{j}] in config.json is {net.vocab_sizes[j]}")
+        if spec.dim != net.dims[j]:
+            raise ModelError(f"{config}: feature {spec.name} has dim {spec.dim}, but "
+                             f"net.dims[{j}] is {net.dims[j]}")
+    if len(model.tags) != net.n_tags or not model.tags.items:
+        raise ModelError(f"{config}: {len(model.tags)} tags, but net.n_tags is {net.n_tags}")
+    if len(set(model.tags.items)) != len(model.tags):
+        raise ModelError(f"{config}: tags are listed twice")
+    file = path / "weights.npz"
+    weights = model.weights
+    for name, shape in expected_shapes(model).items():
+        if name not in weights:
+            raise ModelError(f"{file}: array '{name}' is missing (expected shape {shape})")
+        if weights[name].shape != shape:
+            raise ModelError(f"{file}: array '{name}' has shape {weights[name].shape}, "
+                             f"expected {shape}")
+        _check_values(weights[name], name, file)
+    base = model.info.get("word_base")
+    if base is not None:
+        _check_base_rows(model, base, file)
+
+
+def _check_base_rows(model: SavedModel, base: dict, file: Path) -> None:
+    """A word table stored as its own rows (ids into the dictionary) and their values."""
+    j = base.get("table")
+    if not isinstance(j, int) or not 0 <= j < len(model.net.dims):
+        raise ModelError(f"{file.parent / 'config.json'}: word_base.table is {j!r}, not a "
+                         "feature index")
+    rows_name, values_name = f"emb.tables.{j}.rows", f"emb.tables.{j}.values"
+    for name in (rows_name, values_name):
+        if name not in model.weights:
+            raise ModelError(f"{file}: array '{name}' is missing")
+    rows, values = model.weights[rows_name], model.weights[values_name]
+    if rows.ndim != 1 or rows.dtype.kind not in "iu":
+        raise ModelError(f"{file}: array '{rows_name}' must be a list of row ids (1-D "
+                         f"integers), got {rows.dtype} of shape {rows.shape}")
+    n, dim = model.net.vocab_sizes[j], model.net.dims[j]
+    if values.shape != (len(rows), dim):
+        raise ModelError(f"{file}: array '{values_name}' has shape {values.shape}, expected "
+                         f"{(len(rows), dim)} (one row of {dim} per id in '{rows_name}')")
+    outside = rows[(rows < 0) | (rows >= n)]
+    if len(outside):
+        raise ModelError(f"{file}: array '{rows_name}' holds row ids outside [0, {n}): "
+                         f"{', '.join(map(str, outside[:5].tolist()))}")
+    _check_values(values, values_name, file)

@@ -17,6 +17,7 @@ the other tags in MISC; `json` writes `Document.to_dict()` (IOBES tags and spans
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,12 +26,16 @@ from operator import attrgetter
 from senna.document import Document, Sentence
 from senna.tags import convert, tags_to_brackets
 from senna.tasks import DEFAULT_TASKS, TASKS
+from senna.text.invisible import INVISIBLE_CHARS, visible
 
 SCHEMES = ("iobes", "iob", "brackets")
 COLUMN_TASKS = tuple(t.name for t in TASKS.values() if not t.per_predicate)
 ROLE_TASKS = tuple(t.name for t in TASKS.values() if t.per_predicate)
 FORMATS = ("senna", "conll", "conllu", "json")
-_LINE_BREAKS = ("\x85", "\u2028", "\u2029")   # json.dumps escapes the others
+# What json.dumps(ensure_ascii=False) leaves raw but a terminal or a line splitter acts on:
+# line breaks (U+0085, U+2028, U+2029) and invisible characters (C1 controls, DEL, bidi
+# and zero-width characters); escaped as \uXXXX, so the parsed JSON is unchanged.
+_JSON_ESCAPE = re.compile(f"[\x85\u2028\u2029{INVISIBLE_CHARS}]")
 
 
 @dataclass(frozen=True)
@@ -171,7 +176,7 @@ def write_conllu(doc: Document, opts: OutputOptions) -> str:
     for sent in _nonempty(doc):
         first, last = sent.tokens[0], sent.tokens[-1]
         if first.start is not None and last.end is not None:
-            text = " ".join(doc.text[first.start : last.end].split())
+            text = " ".join(visible(doc.text[first.start : last.end]).split())
             out.append(f"# text = {text}\n")
         cols = _conllu_tags(sent, opts)
         xpos = _xpos(sent, opts)
@@ -184,10 +189,11 @@ def write_conllu(doc: Document, opts: OutputOptions) -> str:
 
 def write_json(doc: Document, opts: OutputOptions) -> str:
     """One line per document; tags stay IOBES whatever the scheme option says.  U+0085,
-    U+2028 and U+2029 are escaped so that no line splitter (str.splitlines) breaks a line."""
+    U+2028 and U+2029 are escaped so that no line splitter (str.splitlines) breaks a line,
+    and invisible characters so that none reaches a terminal."""
     text = json.dumps(doc.to_dict(), ensure_ascii=False)
-    for c in _LINE_BREAKS:
-        text = text.replace(c, f"\\u{ord(c):04x}")
+    if _JSON_ESCAPE.search(text):
+        text = _JSON_ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text + "\n"
 
 

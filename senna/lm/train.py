@@ -24,51 +24,17 @@ import math
 import os
 import signal
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 import torch.distributed as dist
 
+from senna.lm.config import LMConfig
 from senna.lm.corpus import Corpus
 from senna.lm.model import RankingLM, grow_vocab, ranking_loss
 from senna.lm.sampler import WindowSampler
 
 CHECKPOINT = "checkpoint.pt"
-DEFAULT_STAGES = ((5_000, 15_000_000), (10_000, 20_000_000), (30_000, 40_000_000),
-                  (50_000, 50_000_000), (100_000, 150_000_000), (130_000, 170_000_000))
-
-
-@dataclass
-class LMConfig:
-    corpus: str = "runs/lm/corpus"
-    out: str = "runs/lm/model"
-    dim: int = 50
-    window: int = 11
-    hidden: int = 100
-    negatives: int = 4
-    batch: int = 4096               # windows per step and per process
-    lr: float = 0.4                 # hidden layers (on the batch-mean loss)
-    lr_emb: float = 0.2             # lookup table, per window
-    margin: float = 1.0
-    stages: list[tuple[int, int]] = field(default_factory=lambda: [list(s) for s in DEFAULT_STAGES])
-    seed: int = 1
-    threads: int = 0                # per process; 0 = cores / procs
-    procs: int = 1
-    device: str = "auto"            # auto | cpu | cuda
-    checkpoint_minutes: float = 10.0
-    max_minutes: float = 0.0        # stop (with a checkpoint) after this long; 0 = no limit
-    eval_windows: int = 20_000
-    log_every: int = 200            # steps between progress-bar updates
-
-    @classmethod
-    def from_json(cls, text: str) -> LMConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        data = json.loads(text)
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown LM settings: {', '.join(sorted(unknown))}")
-        return cls(**data)
 
 
 def pick_device(name: str) -> torch.device:

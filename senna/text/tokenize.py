@@ -36,9 +36,15 @@ Fix-ups applied on top of syntok (all cheap, per sentence):
   * punctuation runs are re-joined ("!!!", "?!", "....", "***", "--");
   * an abbreviation's period that syntok detached inside a sentence is re-attached
     ("Dr." "U.S." "Inc."), and at a sentence end when the word has inner periods ("U.S.");
-  * robustness: any non-whitespace character syntok skipped (e.g. U+200B) becomes a
-    token, any token holding a whitespace character (``str.isspace``, e.g. U+001C) is
-    split, so concatenating the tokens always gives the text minus its whitespace.
+  * quotes and clitics as the PTB tokenizer (NLTK's TreebankWordTokenizer) writes them:
+    "``" and "''" are one token each (syntok gives two), a clitic after a space ("John 's",
+    "I 'm") is one token "'s" / "'m", and "'Tis" / "'Twas" split as "'T" + "is" / "was";
+  * invisible characters (controls, zero-width characters, a byte-order mark: see
+    senna.text.invisible) are dropped before tokenising, offsets still index the input,
+    and a token's text is its slice without them;
+  * robustness: any non-whitespace character syntok skipped becomes a token, any token
+    holding a whitespace character (``str.isspace``, e.g. U+001C) is split, so
+    concatenating the tokens always gives the visible text minus its whitespace.
 """
 
 from __future__ import annotations
@@ -48,6 +54,8 @@ from typing import NamedTuple
 
 from syntok import segmenter
 from syntok.tokenizer import Tokenizer
+
+from senna.text.invisible import INVISIBLE, visible, visible_with_offsets
 
 __all__ = ["Token", "tokenize", "split_pretokenized"]
 
@@ -65,7 +73,8 @@ Span = tuple[int, int]
 
 _TOKENIZER = Tokenizer(emit_hyphen_or_underscore_sep=True, replace_not_contraction=False)
 _NONSPACE = re.compile(r"\S+")  # Python's \s == str.isspace, unlike syntok's `regex` \s
-_ODD_SPACE = re.compile("[\x1c-\x1f\u200b]")  # where str.isspace and syntok disagree
+_ODD_SPACE = re.compile("[\x1c-\x1f]")  # where str.isspace and syntok disagree (U+200B,
+# the other one, is invisible and gone before syntok runs)
 # PTB (and NLTK's Treebank tokenizer) split these in two: word -> length of the first part.
 _PTB_SPLITS = {"cannot": 3, "gonna": 3, "gotta": 3, "wanna": 3, "gimme": 3, "lemme": 3}
 # English abbreviations whose period stays on the word (syntok's own list mixes in German
@@ -75,6 +84,10 @@ _ABBREVIATIONS = frozenset(
     " Lt Sgt Sen Rep Gov Pres Rev Hon No Nos fig figs vol Ave Blvd Rd Jan Feb Mar Apr Jun Jul"
     " Aug Sep Sept Oct Nov Dec Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun".split()
 )
+# PTB clitics split off a word ("John's" -> "'s"); after a space syntok leaves "'" + "s".
+_CLITICS = frozenset({"s", "m", "d", "ll", "ve", "re"})
+# PTB's "'Tis" -> "'T" + "is", "'Twas" -> "'T" + "was" (NLTK's TreebankWordTokenizer too).
+_T_CONTRACTIONS = frozenset({"tis", "twas"})
 _RUN_PUNCT = frozenset(".!?")
 _REPEAT_PUNCT = frozenset("*-=_+~#")
 
@@ -102,9 +115,18 @@ def _fix_sentence(text: str, spans: list[Span]) -> list[Span]:
                 or (run and cur_run)
                 or (repeat and cur[0] == text[s - 1] and cur.count(cur[0]) == len(cur))
                 or (cur == "." and text[s - 1].isalnum() and _abbrev_period(text, spans, i, ps))
+                or (cur in ("`", "'") and s - ps == 1 and text[ps] == cur)  # `` and ''
+                or (_after_lone_quote(text, out) and cur.lower() in _CLITICS
+                    and _word_ends(text, e))
             ):
                 out[-1] = (ps, e)
                 run = run and cur_run
+                continue
+            if (_after_lone_quote(text, out) and cur.lower() in _T_CONTRACTIONS
+                    and _word_ends(text, e)):
+                out[-1] = (ps, s + 1)   # "'" + "Tis" -> "'T" + "is"
+                out.append((s + 1, e))
+                run = repeat = False
                 continue
         else:
             cur = text[s:e]
@@ -117,6 +139,19 @@ def _fix_sentence(text: str, spans: list[Span]) -> list[Span]:
         else:
             out.append((s, e))
     return out
+
+
+def _after_lone_quote(text: str, out: list[Span]) -> bool:
+    """Whether the last output token is a "'" that does not follow a letter or digit
+    (so "'" + "s" is the clitic of "John 's", not a closing quote and a word)."""
+    ps, pe = out[-1]
+    return pe - ps == 1 and text[ps] == "'" and (ps == 0 or not text[ps - 1].isalnum())
+
+
+def _word_ends(text: str, e: int) -> bool:
+    """Whether a word ending at `e` is a whole word ("'s" in "John 's car", not in
+    "'s-Hertogenbosch" or the quoted letter "'s'")."""
+    return e == len(text) or not (text[e].isalnum() or text[e] in "'`-")
 
 
 def _abbrev_period(text: str, spans: list[Span], i: int, ps: int) -> bool:
@@ -137,8 +172,8 @@ def _needs_repair(text: str, sents: list[list[Span]]) -> bool:
     """Cheap check that the spans may not tile the text's non-whitespace characters.
 
     syntok splits on the `regex` module's whitespace, which differs from str.isspace
-    only on U+001C..U+001F and U+200B; absent those, tokens hold no whitespace, so
-    equal character counts mean nothing was skipped.
+    only on U+001C..U+001F and U+200B (removed before); absent those, tokens hold no
+    whitespace, so equal character counts mean nothing was skipped.
     """
     if _ODD_SPACE.search(text):
         return True
@@ -177,7 +212,17 @@ def _repair(text: str, sents: list[list[Span]]) -> list[list[Span]]:
 
 
 def tokenize(text: str) -> list[list[Token]]:
-    """Split raw text into sentences of PTB-style tokens whose offsets index `text`."""
+    """Split raw text into sentences of PTB-style tokens whose offsets index `text`; a
+    token's text is its slice without invisible characters (senna.text.invisible)."""
+    shown, where = visible_with_offsets(text)
+    sents = _tokenize_visible(shown)
+    if where is None:
+        return sents
+    return [[Token(t.text, where(t.start), where(t.end - 1) + 1) for t in sent]
+            for sent in sents]
+
+
+def _tokenize_visible(text: str) -> list[list[Token]]:
     if not text or text.isspace():
         return []
     sents: list[list[Span]] = []
@@ -199,10 +244,29 @@ USRTOKEN_SEPARATORS = " \t\n\r\f\v\x1c\x1d\x1e\x1f\x85\u2028\u2029"
 _USRTOKEN = re.compile(f"[^{re.escape(USRTOKEN_SEPARATORS)}]+")
 
 
+_EDGE = re.compile(f"^{INVISIBLE.pattern}|{INVISIBLE.pattern}$")
+
+
 def split_pretokenized(line: str) -> list[Token]:
     """Tokens of SENNA's -usrtokens, keeping offsets into `line`.
 
     As in SENNA, ASCII whitespace separates tokens and other Unicode spaces do not: a
     no-break space may sit inside a token (NLTK's wrapper sends such tokens and expects one
-    output line per token).  Line-breaking control characters also separate."""
-    return [Token(m.group(), m.start(), m.end()) for m in _USRTOKEN.finditer(line)]
+    output line per token).  Line-breaking control characters also separate.  Invisible
+    characters (senna.text.invisible) are left out of tokens: the span starts and ends on
+    a visible character, the text is the span without them, and a token made of them
+    alone is dropped."""
+    if not INVISIBLE.search(line):
+        return [Token(m.group(), m.start(), m.end()) for m in _USRTOKEN.finditer(line)]
+    out = []
+    for m in _USRTOKEN.finditer(line):
+        text = visible(m.group())
+        if text:
+            s, e = m.span()
+            for edge in _EDGE.finditer(m.group()):
+                if edge.start() == 0:
+                    s += edge.end()
+                else:
+                    e -= edge.end() - edge.start()
+            out.append(Token(text, s, e))
+    return out

@@ -12,7 +12,7 @@ import os
 import shlex
 import sys
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -21,53 +21,17 @@ from tqdm import tqdm
 
 from senna.datasets import load_splits
 from senna.features import Featurizer, Gazetteer, GazetteerFeature, WordFeature
-from senna.io.checkpoint import SavedModel, load_model, save_model
+from senna.io.checkpoint import SavedModel, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import Tagger, build_network, fan_in, load_weights, weights_of
 from senna.tasks import TaskSpec, get_task
 from senna.train.card import write_card
+from senna.train.config import TrainConfig
 from senna.train.data import batches, make_examples
+from senna.train.resume import resume, save_optimizer
 from senna.train.scoring import evaluate_model
 from senna.train.setup import initial_embeddings, word_vocab
 from senna.vocab import TagSet, Vocab
-
-
-@dataclass
-class TrainConfig:
-    task: str
-    train: str
-    dev: str | None = None           # None: the last `dev_fraction` of the training sentences
-    out: str = "runs/model"
-    approach: str | None = None      # default: the task's
-    criterion: str = "sll"
-    features: str = "basic"
-    embeddings: str | None = None    # senna embeddings dir or word2vec/GloVe text file
-    fixed_embeddings: bool = False   # keep the initial word table (Table 13's "fixed" row)
-    gazetteer: str | None = None
-    extra_columns: str | None = None  # e.g. a .pt0 file aligned with SRL sentences
-    epochs: int = 30
-    lr: float = 0.05
-    optimizer: str = "sgd"           # "sgd" (paper: fan-in scaled rates) or "adam" (lr ~1e-3)
-    batch_size: int = 16
-    seed: int = 1
-    window: int = 5
-    hidden: int = 300
-    conv: int = 300
-    word_dim: int = 50
-    max_words: int = 100_000
-    min_count: int = 2               # rarer training words map to RARE, so RARE gets trained
-    gazetteer_dropout: float = 0.0   # switch gazetteer flags off at random while training
-    dev_fraction: float = 0.1
-    patience: int = 6                # stop after this many epochs without a better dev score
-    max_minutes: float = 0.0         # 0: no time limit
-    threads: int = 0                 # torch threads (0: torch's default)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> TrainConfig:
-        known = {f.name for f in fields(cls)}
-        if set(d) - known:
-            raise ValueError(f"unknown training settings {sorted(set(d) - known)}")
-        return cls(**d)
 
 
 def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
@@ -159,15 +123,6 @@ def network_from_saved(saved: SavedModel) -> Tagger:
     return load_weights(build_network(saved.net), saved.weights)
 
 
-def resume_state(out: Path, net: Tagger) -> dict:
-    """Load the last checkpoint into `net` if there is one; -> training state."""
-    state_file = out / "checkpoint" / "state.json"
-    if not state_file.exists():
-        return {"epoch": 0, "history": [], "best": -1.0, "seconds": 0.0}
-    load_weights(net, load_model(out / "checkpoint").weights)
-    return json.loads(state_file.read_text())
-
-
 def train(cfg: TrainConfig) -> dict:
     """Train, keep the best dev model in cfg.out; -> the final training state."""
     if cfg.threads:
@@ -180,7 +135,7 @@ def train(cfg: TrainConfig) -> dict:
     examples = make_examples(task, train_sents, saved.featurizer)
     dev_examples = make_examples(task, dev_sents, saved.featurizer)
     opt = optimizer(net, cfg.lr, cfg.optimizer)
-    state = resume_state(out, net)
+    state = resume(out, cfg, net, saved, opt)
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
         net.train()
@@ -209,6 +164,7 @@ def train(cfg: TrainConfig) -> dict:
             saved.info["training"].update(epochs=epoch, seconds=round(state["seconds"], 1))
             save_model(out, saved)
         save_model(out / "checkpoint", saved)
+        save_optimizer(out / "checkpoint", opt, epoch)
         (out / "checkpoint" / "state.json").write_text(json.dumps(state, indent=1))
         plot_curve(state["history"], out / "curve.png", task.metric)
         if epoch - state.get("best_epoch", epoch) >= cfg.patience:

@@ -1,0 +1,58 @@
+"""Argument parsing shared by every `senna` command, so they all fail alike: bad arguments
+give one `senna: error: ... (senna CMD -h for help)` line on stderr and exit status 2
+(argparse's convention), other failures one `senna: error:` line and status 1.
+
+Status 2: the command line is wrong in itself (unknown option, bad value, options that
+contradict each other, invalid training settings, also from a --config file); status 1:
+what it names is (a missing or corrupt file, a model of another task, input that does not
+match -usrvbs).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import MISSING, fields
+
+from senna.settings import base_type, option
+
+
+class UsageError(ValueError):
+    """Bad command-line arguments or settings (exit 2); `prog` is the command, for the
+    help hint."""
+
+    def __init__(self, message: str, prog: str = "senna"):
+        super().__init__(message)
+        self.prog = prog
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors raised as UsageError instead of printing usage and exiting,
+    so `senna.cli.main.run` reports them in one line; sub-parsers inherit it."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(message, self.prog)
+
+
+def true_or_false(text: str) -> bool:
+    """Boolean option values: 1/0, true/false, yes/no."""
+    if text.lower() not in ("1", "0", "true", "false", "yes", "no"):
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return text.lower() in ("1", "true", "yes")
+
+
+def add_options(p: argparse.ArgumentParser, cls: type, skip: tuple[str, ...] = ()) -> None:
+    """One option per field of a settings dataclass (senna.settings): its help text,
+    allowed values and default; None defaults, so that only given options override."""
+    for f in fields(cls):
+        if f.name in skip:
+            continue
+        kind = {"int": int, "float": float, "bool": true_or_false}.get(base_type(f), str)
+        if f.default is MISSING and f.default_factory is MISSING:
+            default = " (required)"
+        else:
+            value = f.default if f.default is not MISSING else f.default_factory()
+            default = "" if value is None else f" (default: {value})"   # the help says it
+        p.add_argument(option(f.name), dest=f.name, type=kind, default=None,
+                       choices=f.metadata.get("choices"),
+                       metavar=None if f.metadata.get("choices") else f.name.upper(),
+                       help=f.metadata.get("help", "") + default)

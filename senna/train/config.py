@@ -1,0 +1,126 @@
+"""`senna train`'s settings and their checks, without PyTorch (so that `senna train --help`
+and bad settings are answered before torch is imported).
+
+Every setting is described once, here; `senna.cli.train` turns them into options, and
+`check` is the one place where their values are validated, whether they came from the
+command line, a JSON --config file or Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from senna.nn.config import APPROACHES, CRITERIA
+from senna.settings import option, setting, type_problems
+from senna.tasks import TASKS
+
+OPTIMIZERS = ("sgd", "adam")
+PRESETS = tuple(sorted({p for t in TASKS.values() for p in t.presets}))
+
+
+@dataclass
+class TrainConfig:
+    task: str = setting("task to train", choices=tuple(TASKS))
+    train: str = setting("training file, in the task's format")
+    dev: str | None = setting("dev file; default: the last --dev-fraction of the training "
+                              "sentences", None)
+    out: str = setting("model directory to write: the best model on dev, and checkpoint/ "
+                       "(the last epoch), from which a second run with the same --out resumes",
+                       "runs/model")
+    approach: str | None = setting("network: window or sentence (default: the task's, "
+                                   "sentence for SRL)", None, choices=APPROACHES)
+    criterion: str = setting("word-level (wll) or sentence-level (sll) log-likelihood", "sll",
+                             choices=CRITERIA)
+    features: str = setting("feature preset: basic (words, caps), senna (plus SENNA's task "
+                            "features), window (SRL with the window approach)", "basic",
+                            choices=PRESETS)
+    embeddings: str | None = setting("initial word vectors: a senna embeddings directory or a "
+                                     "word2vec/GloVe text file", None)
+    fixed_embeddings: bool = setting("keep the initial word vectors fixed (true/false)", False)
+    gazetteer: str | None = setting("gazetteer list ('TYPE word ...' lines) for NER's "
+                                    "gazetteer features", None)
+    extra_columns: str | None = setting("TRAIN_FILE,DEV_FILE of a tag column the model reads, "
+                                        "e.g. PT0 for SRL (needs --dev)", None)
+    epochs: int = setting("epochs, at least 1 (a resumed run counts those already done)", 30)
+    lr: float = setting("learning rate > 0 (SGD: divided by each layer's fan-in; Adam: about "
+                        "1e-3)", 0.05)
+    optimizer: str = setting("sgd (the paper's, fan-in scaled rates) or adam", "sgd",
+                             choices=OPTIMIZERS)
+    batch_size: int = setting("sentences (SRL: predicates) per update, at least 1", 16)
+    seed: int = setting("random seed (initial weights, order of the batches)", 1)
+    window: int = setting("words per window, odd", 5)
+    hidden: int = setting("hidden units", 300)
+    conv: int = setting("convolution units (sentence approach)", 300)
+    word_dim: int = setting("word vector size (that of --embeddings)", 50)
+    max_words: int = setting("dictionary size at most (PADDING and RARE included)", 100_000)
+    min_count: int = setting("training words seen fewer times map to RARE, so RARE gets "
+                             "trained", 2)
+    gazetteer_dropout: float = setting("probability (0-1) of switching a gazetteer flag off "
+                                       "in training", 0.0)
+    dev_fraction: float = setting("share of the training sentences held out as dev when no "
+                                  "--dev is given, between 0 and 1", 0.1)
+    patience: int = setting("stop after this many epochs without a better dev score", 6)
+    max_minutes: float = setting("stop after the epoch that passes this many minutes (0: no "
+                                 "limit)", 0.0)
+    threads: int = setting("torch threads (0: torch's default)", 0)
+
+    def __post_init__(self) -> None:
+        check(self)
+
+    @classmethod
+    def from_dict(cls, d: dict, source: str = "") -> TrainConfig:
+        """`source`: where the settings came from (a file), named in errors."""
+        where = f"{source}: " if source else ""
+        if not isinstance(d, dict):
+            raise ValueError(f"{where}expected a JSON object of settings, got "
+                             f"{type(d).__name__}")
+        known = {f.name for f in fields(cls)}
+        if set(d) - known:
+            raise ValueError(f"{where}unknown training settings {sorted(set(d) - known)}")
+        missing = [option(n) for n in ("task", "train") if n not in d]
+        if missing:
+            raise ValueError(f"senna train needs {' and '.join(missing)}")
+        return cls(**d)
+
+
+def problems(cfg: TrainConfig) -> list[str]:
+    """Everything wrong with the settings, one message each (types first)."""
+    out = type_problems(cfg)
+    if out:
+        return out
+    at_least_1 = ("epochs", "batch_size", "hidden", "word_dim", "min_count", "patience")
+    out += [f"{option(n)} must be at least 1, got {getattr(cfg, n)}" for n in at_least_1
+            if getattr(cfg, n) < 1]
+    if cfg.lr <= 0:
+        out.append(f"--lr must be a positive number, got {cfg.lr}")
+    if cfg.window < 1 or cfg.window % 2 == 0:
+        out.append(f"--window must be odd and positive, got {cfg.window}")
+    if (cfg.approach or TASKS[cfg.task].approach) == "sentence" and cfg.conv < 1:
+        out.append(f"--conv must be at least 1 for the sentence approach, got {cfg.conv}")
+    if cfg.max_words < 3:
+        out.append(f"--max-words must be at least 3 (PADDING, RARE and a word), got "
+                   f"{cfg.max_words}")
+    if cfg.features not in TASKS[cfg.task].presets:
+        out.append(f"--features {cfg.features} is not a preset of {cfg.task}: use one of "
+                   f"{', '.join(sorted(TASKS[cfg.task].presets))}")
+    if not 0 <= cfg.gazetteer_dropout <= 1:
+        out.append(f"--gazetteer-dropout must be between 0 and 1, got {cfg.gazetteer_dropout}")
+    if not cfg.dev and not 0 < cfg.dev_fraction < 1:
+        out.append(f"--dev-fraction must be between 0 and 1 (exclusive) when no --dev file is "
+                   f"given, got {cfg.dev_fraction}")
+    if cfg.max_minutes < 0:
+        out.append(f"--max-minutes must be 0 (no limit) or more, got {cfg.max_minutes}")
+    if cfg.threads < 0:
+        out.append(f"--threads must be 0 (torch's default) or more, got {cfg.threads}")
+    if cfg.fixed_embeddings and not cfg.embeddings:
+        out.append("--fixed-embeddings needs --embeddings to keep")
+    if cfg.extra_columns and (len(cfg.extra_columns.split(",")) != 2 or not cfg.dev):
+        out.append("--extra-columns takes TRAIN_FILE,DEV_FILE and needs --dev")
+    return out
+
+
+def check(cfg: TrainConfig) -> None:
+    """ValueError listing every invalid setting."""
+    found = problems(cfg)
+    if found:
+        raise ValueError("invalid training settings: " + "; ".join(found))

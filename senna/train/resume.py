@@ -1,0 +1,167 @@
+"""Resuming `senna train` from OUT/checkpoint: the same run, or a clear refusal.
+
+A run writes, after every epoch, OUT/checkpoint/ (the last model), its optimizer's state
+(`optimizer.pt`: Adam's moment estimates; plain SGD has none) and `state.json` (epoch,
+history, best score, fingerprints of the data files).  A second `senna train` with the same
+--out continues from there, so that an interrupted and resumed run ends with the same
+weights as an uninterrupted one.
+
+Which settings may change on resume (choice): those of the schedule, not of the model or
+its data.  --epochs, --lr, --batch-size, --patience, --max-minutes, --threads,
+--gazetteer-dropout and --seed may differ: the run resumes and says which changed (a new
+--lr replaces the saved one in the optimizer's state).  Any other difference (task, data
+files or their content, features, embeddings, network sizes, optimizer, dictionary) is
+refused with an error that names each differing setting, since the checkpoint's weights
+and optimizer state belong to the old model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+
+import torch
+
+from senna.io.checkpoint import SavedModel, load_model
+from senna.settings import option
+from senna.tasks import TASKS
+from senna.train.config import TrainConfig
+
+OPTIMIZER_FILE = "optimizer.pt"
+STATE_FILE = "state.json"
+# Settings of the schedule: a resumed run may change them (and is told so).
+SCHEDULE = ("epochs", "lr", "batch_size", "patience", "max_minutes", "threads",
+            "gazetteer_dropout", "seed")
+# Files whose content a resumed run checks (embeddings are not: the checkpoint replaces
+# the word table they initialise, and a dictionary they change is caught by
+# `model_differences`; hashing a multi-gigabyte vector file would slow every start).
+_DATA_FILES = ("train", "dev", "gazetteer", "extra_columns")
+
+
+def fresh_state(cfg: TrainConfig) -> dict:
+    """The training state of a run that starts now."""
+    return {"epoch": 0, "history": [], "best": -1.0, "seconds": 0.0, "data": fingerprints(cfg)}
+
+
+def fingerprints(cfg: TrainConfig) -> dict[str, str]:
+    """sha256 of each data file the settings name (see _DATA_FILES)."""
+    out = {}
+    for name in _DATA_FILES:
+        for i, path in enumerate((getattr(cfg, name) or "").split(",") if
+                                 name == "extra_columns" else [getattr(cfg, name)]):
+            if path and os.path.isfile(path):
+                h = hashlib.sha256()
+                with open(path, "rb") as f:
+                    for block in iter(lambda f=f: f.read(1 << 20), b""):
+                        h.update(block)
+                out[name if name != "extra_columns" else f"{name}[{i}]"] = h.hexdigest()
+    return out
+
+
+def _relevant(settings: dict) -> dict:
+    """Settings that define the model and its data, without those that do not matter
+    for it (conv for a window network, dev_fraction beside a dev file)."""
+    out = {k: v for k, v in settings.items() if k not in SCHEDULE and k != "out"}
+    task = TASKS.get(settings.get("task", ""))
+    out["approach"] = settings.get("approach") or (task.approach if task else None)
+    if out["approach"] != "sentence":
+        out.pop("conv", None)
+    if settings.get("dev"):
+        out.pop("dev_fraction", None)
+    for key in ("train", "dev", "gazetteer", "embeddings"):
+        if isinstance(out.get(key), str):
+            out[key] = os.path.normpath(out[key])
+    return out
+
+
+def _changes(old: dict, new: dict, keys) -> list[str]:
+    return [f"{option(k)} {old[k]} -> {new[k]}" for k in keys
+            if k in old and k in new and old[k] != new[k]]
+
+
+def model_differences(ckpt: SavedModel, fresh: SavedModel) -> list[str]:
+    """What the training data made different between the checkpoint's model and the one
+    just built (when the settings agree, the data changed)."""
+    out = []
+    if ckpt.net.to_dict() != fresh.net.to_dict():
+        old, new = ckpt.net.to_dict(), fresh.net.to_dict()
+        out += [f"network {k} {old[k]} -> {new[k]}" for k in old if old[k] != new.get(k)]
+    if ckpt.featurizer.config() != fresh.featurizer.config():
+        out.append("features")
+    for spec in fresh.featurizer.specs:
+        a, b = ckpt.featurizer.vocabs.get(spec.name), fresh.featurizer.vocabs[spec.name]
+        if a is not None and a != b:
+            out.append(f"the {spec.name} dictionary ({len(a)} -> {len(b)} entries)")
+    if ckpt.tags != fresh.tags:
+        out.append(f"the tag set ({len(ckpt.tags)} -> {len(fresh.tags)} tags)")
+    return out
+
+
+def resume(out: Path, cfg: TrainConfig, net: torch.nn.Module, fresh: SavedModel,
+           opt: torch.optim.Optimizer) -> dict:
+    """The training state to continue from: fresh when OUT has no checkpoint; else the
+    checkpoint's weights and optimizer state loaded into `net` and `opt`, after checking
+    that it was trained with the same model and data (ValueError naming the differences)."""
+    ckpt_dir = out / "checkpoint"
+    if not (ckpt_dir / STATE_FILE).exists():
+        return fresh_state(cfg)
+    state = json.loads((ckpt_dir / STATE_FILE).read_text(encoding="utf-8"))
+    ckpt = load_model(ckpt_dir)
+    old = ckpt.info.get("training", {}).get("config", {})
+    new = asdict(cfg)
+    differences = _changes(_relevant(old), _relevant(new), _relevant(new))
+    now = fingerprints(cfg)
+    differences += [f"the content of {getattr(cfg, k.split('[')[0])} ({option(k)})"
+                    for k, digest in state.get("data", {}).items()
+                    if k in now and now[k] != digest]
+    if not differences:
+        differences = model_differences(ckpt, fresh)
+    if differences:
+        raise ValueError(f"cannot resume from {ckpt_dir}: it was trained with other settings "
+                         f"or data: {', '.join(differences)}; resume with the same ones, or "
+                         f"start a new run with another --out (or delete {ckpt_dir})")
+    from senna.nn.networks import load_weights
+
+    load_weights(net, ckpt.weights)
+    note = _load_optimizer(ckpt_dir, opt, state["epoch"], cfg.optimizer)
+    changed = _changes(old, new, SCHEDULE)
+    best = (f"; best dev {state['best']:.2f} at epoch {state['best_epoch']}"
+            if "best_epoch" in state else "")
+    print(f"resuming {out} from its checkpoint after epoch {state['epoch']} of {cfg.epochs}"
+          f"{best}" + (f"; changed settings: {', '.join(changed)}" if changed else "")
+          + (f"; {note}" if note else ""), flush=True)
+    if state["epoch"] >= cfg.epochs:
+        print(f"nothing left to train: raise --epochs above {state['epoch']} to go on",
+              flush=True)
+    state.setdefault("data", now)
+    return state
+
+
+def save_optimizer(ckpt_dir: Path, opt: torch.optim.Optimizer, epoch: int) -> None:
+    """The optimizer's state after `epoch`, next to the checkpoint's weights (replaced
+    atomically; torch.load(weights_only=True) reads it without running pickled code)."""
+    tmp = ckpt_dir / (OPTIMIZER_FILE + ".tmp")
+    torch.save({"epoch": epoch, "state": opt.state_dict()}, tmp)
+    os.replace(tmp, ckpt_dir / OPTIMIZER_FILE)
+
+
+def _load_optimizer(ckpt_dir: Path, opt: torch.optim.Optimizer, epoch: int, kind: str
+                    ) -> str:
+    """Load the saved optimizer state, keeping the current learning rates; -> a note for
+    the user when it cannot be (the run then continues with a fresh state)."""
+    path = ckpt_dir / OPTIMIZER_FILE
+    if not path.exists():
+        return "" if kind == "sgd" else (f"{path.name} is missing (a checkpoint of an older "
+                                         f"senna): {kind}'s state starts afresh")
+    saved = torch.load(path, weights_only=True)
+    if saved.get("epoch") != epoch:
+        return (f"{path.name} is from epoch {saved.get('epoch')}, not {epoch} (interrupted "
+                f"while saving): {kind}'s state starts afresh")
+    rates = [g["lr"] for g in opt.param_groups]
+    opt.load_state_dict(saved["state"])
+    for group, lr in zip(opt.param_groups, rates, strict=True):
+        group["lr"] = lr
+    return ""

@@ -1,0 +1,103 @@
+"""`senna train` and `senna lm train` settings: help and checks without PyTorch, one
+`senna: error:` line and exit 2 for every bad setting (command line or --config file)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from senna.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = Path(__file__).parent / "fixtures"
+# Run a senna command as if PyTorch (and the other training extras) were not installed.
+NO_TORCH = ("import sys; sys.modules.update(torch=None, tqdm=None, matplotlib=None); "
+            "from senna.cli.main import main; sys.exit(main(sys.argv[1:]))")
+
+
+def without_torch(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", NO_TORCH, *args], capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("command", [["train"], ["lm", "train"], ["lm"]])
+def test_help_without_pytorch_describes_every_option(command):
+    res = without_torch(*command, "--help")
+    assert res.returncode == 0, res.stderr
+    text = " ".join(res.stdout.split())
+    if command == ["train"]:
+        assert "sentences (SRL: predicates) per update, at least 1 (default: 16)" in text
+        assert "{sgd,adam}" in text and "{pos,chunk,ner,pt0,vbs,srl}" in text
+        assert "--dev-fraction" in text and "between 0 and 1" in text
+    elif command == ["lm", "train"]:
+        assert "windows per step and per process (default: 4096)" in text
+        assert "{auto,cpu,cuda}" in text and "curriculum" in text
+    else:
+        assert "prepare" in text and "export" in text
+
+
+def test_missing_pytorch_names_the_local_install():
+    res = without_torch("train", "--task", "pos", "--train", str(FIX / "ewt_sample.pos"))
+    assert res.returncode == 1
+    assert res.stderr.startswith("senna: error: training needs PyTorch: pip install '.[train]'")
+    assert res.stderr.count("\n") == 1 and "senna[train]" not in res.stderr
+
+
+def bad_settings(capsys, args: list[str]) -> str:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("senna: error: ") and err.count("\n") == 1, err
+    return err
+
+
+BASE = ["train", "--task", "ner", "--train", str(FIX / "ner_small.conll")]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--batch-size", "0"], "--batch-size must be at least 1, got 0"),
+    (["--epochs", "0"], "--epochs must be at least 1, got 0"),
+    (["--lr", "nan"], "--lr must be a finite number, got nan"),
+    (["--lr", "-0.1"], "--lr must be a positive number"),
+    (["--dev-fraction", "0"], "--dev-fraction must be between 0 and 1 (exclusive) when no "
+                              "--dev file is given, got 0.0"),
+    (["--window", "4"], "--window must be odd"),
+    (["--optimizer", "rmsprop"], "argument --optimizer: invalid choice: 'rmsprop'"),
+    (["--features", "window"], "--features window is not a preset of ner"),
+    (["--fixed-embeddings", "true"], "--fixed-embeddings needs --embeddings"),
+])
+def test_bad_training_settings(capsys, args, message):
+    assert message in bad_settings(capsys, BASE + args)
+
+
+def test_missing_task_and_bad_config_files(capsys, tmp_path):
+    assert "senna train needs --task" in bad_settings(capsys, ["train", "--train", "x"])
+    config = tmp_path / "recipe.json"
+    config.write_text("{'task': 'ner'}")
+    err = bad_settings(capsys, ["train", "--config", str(config)])
+    assert f"{config}: not a JSON settings file" in err
+    config.write_text(json.dumps({"task": "ner", "train": "x", "batchsize": 4}))
+    assert f"{config}: unknown training settings ['batchsize']" in bad_settings(
+        capsys, ["train", "--config", str(config)])
+    config.write_text(json.dumps({"task": "ner", "train": "x", "lr": "0.1"}))
+    assert "--lr must be a number, got '0.1'" in bad_settings(
+        capsys, ["train", "--config", str(config)])
+    assert f"{tmp_path / 'none.json'}: cannot read" in bad_settings(
+        capsys, ["train", "--config", str(tmp_path / "none.json")])
+    config.write_text("[1, 2]")
+    assert "expected a JSON object" in bad_settings(capsys, ["lm", "train", "--config",
+                                                             str(config)])
+    assert "--batch must be at least 1" in bad_settings(capsys, ["lm", "train", "--batch", "0"])
+
+
+def test_settings_are_checked_from_python_too():
+    from senna.train.config import TrainConfig
+
+    with pytest.raises(ValueError, match="--batch-size must be at least 1"):
+        TrainConfig(task="ner", train="x", batch_size=0)
+    assert TrainConfig(task="srl", train="x", dev="y", dev_fraction=0).dev_fraction == 0
