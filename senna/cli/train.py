@@ -19,6 +19,7 @@ INSTALL_HINT = ("pip install '.[train]' in a checkout of senna (it is not on PyP
                 "pip install torch tqdm matplotlib")
 # Joint options, and the TrainConfig settings that apply to all tasks of a joint run.
 JOINT_OPTIONS = ("tasks", "recipes", "share_l1", "sampling")
+ENSEMBLE_OPTIONS = ("seeds", "joined_epochs")
 JOINT_SETTINGS = ("out", "epochs", "lr", "patience", "max_minutes", "embeddings", "word_dim",
                   "max_words", "min_count", "seed", "batch_size", "threads")
 
@@ -44,6 +45,14 @@ def parser() -> argparse.ArgumentParser:
     joint.add_argument("--sampling", choices=("proportional", "uniform"), default=None,
                        help="with --tasks: how the next task is picked (default: "
                             "proportional to its training set's size)")
+    ensemble = p.add_argument_group("ensembles (section 6.1)")
+    ensemble.add_argument("--seeds", metavar="S1,S2,...",
+                          help="train one model per seed into OUT/seed-S and make OUT an "
+                               "ensemble the tagger uses (combined by vote)")
+    ensemble.add_argument("--joined-epochs", dest="joined_epochs", type=int, default=None,
+                          help="with --seeds: also train the joined ensemble (a layer on the "
+                               "members' hidden layers) for this many epochs; it becomes the "
+                               "ensemble's combination")
     add_options(p, TrainConfig)
     return p
 
@@ -53,7 +62,10 @@ def main(argv: list[str]) -> int:
     path = args.pop("config")
     try:
         settings = read_settings(path) if path else {}
+        seeds, joined_epochs = ensemble_options(args)
         if args.get("tasks") or "tasks" in settings:
+            if seeds:
+                raise ValueError("--seeds trains an ensemble of one task: not with --tasks")
             joint = joint_config(settings, args)
         else:
             joint = None
@@ -66,11 +78,34 @@ def main(argv: list[str]) -> int:
         raise UsageError(str(e), "senna train") from None
     if joint is not None:
         return train_jointly(joint)
+    if seeds:
+        spec = _import("senna.train.ensemble", "train_ensemble")(cfg, seeds, joined_epochs)
+        print("dev scores: " + ", ".join(f"{k} {v:.2f}" for k, v in spec["dev"].items())
+              + f"; ensemble in {cfg.out} (combined by {spec['combine']})")
+        return 0
     train = _import("senna.train.loop", "train")
     state = train(cfg)
     print(f"best dev score {state['best']:.2f} at epoch {state.get('best_epoch')} "
           f"({state['seconds'] / 60:.1f} min); model in {cfg.out}")
     return 0
+
+
+def ensemble_options(args: dict) -> tuple[list[int], int]:
+    """--seeds and --joined-epochs, checked (and removed from the training settings)."""
+    text, epochs = args.pop("seeds"), args.pop("joined_epochs")
+    if text is None:
+        if epochs is not None:
+            raise ValueError("--joined-epochs needs --seeds")
+        return [], 0
+    try:
+        seeds = [int(s) for s in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--seeds: expected comma-separated integers, got {text!r}") from None
+    if len(set(seeds)) < 2 or len(set(seeds)) != len(seeds):
+        raise ValueError(f"--seeds: expected two different seeds or more, got {text!r}")
+    if epochs is not None and epochs < 1:
+        raise ValueError(f"--joined-epochs must be at least 1, got {epochs}")
+    return seeds, epochs or 0
 
 
 def _import(module: str, name: str):

@@ -168,15 +168,20 @@ class WindowNet(Tagger):
         self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
         fan_in_init(self)
 
-    def forward(self, ids: torch.Tensor, lengths: torch.Tensor,
-                predicates: torch.Tensor | None = None) -> torch.Tensor:
-        """ids [B, T, F] -> emissions [B, T, K]."""
+    def hidden(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids [B, T, F] -> the hidden layer [B, T, H] (what an ensemble's joining layer
+        reads, section 6.1)."""
         half = self.cfg.window // 2
         x = self.emb(padded_ids(ids, half))                 # [B, T+2h, D]
         b, tp, d = x.shape
         x = x.unfold(1, self.cfg.window, 1)                 # [B, T, D, win]
         x = x.transpose(2, 3).reshape(b, tp - 2 * half, self.cfg.window * d)
-        return self.l2(F.hardtanh(self.l1(x)))
+        return F.hardtanh(self.l1(x))
+
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor,
+                predicates: torch.Tensor | None = None) -> torch.Tensor:
+        """ids [B, T, F] -> emissions [B, T, K]."""
+        return self.l2(self.hidden(ids))
 
 
 class MaxOverTime(torch.autograd.Function):

@@ -20,6 +20,7 @@ from pathlib import Path
 from senna.document import Sentence, Token
 from senna.features import ColumnFeature
 from senna.io.checkpoint import ModelError
+from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.tasks import ALIASES, DEFAULT_TASKS, PREDICATE_RULES, TASKS, normalize_tasks
 
@@ -92,7 +93,7 @@ class Pipeline:
             why = f" (needed by {chain[-1]})" if chain else ""
             raise ModelError(f"no {task} model: {path} is not a directory{why}; "
                              "give the models' root directory (holding pos/, chunk/, ...)")
-        model = TaskModel.load(path)
+        model = load_tagger(path)
         if model.task != task:
             raise ModelError(f"{path}: holds a {model.task} model, expected {task}")
         return model

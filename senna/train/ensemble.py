@@ -1,0 +1,119 @@
+"""`senna train --seeds 1,2,3 [--joined-epochs N]`: an ensemble of N taggers (section 6.1).
+
+Each member is an ordinary training run of the same settings with its own seed (its own
+initial weights and batch order), saved in `out/seed-<k>/`; `out/ensemble.json` makes the
+directory an ensemble the runtime tags with (`senna.runtime.ensemble`).  With
+`joined_epochs`, the paper's "joined" ensemble is trained too: the members are frozen and a
+linear layer with its own transition scores (SLL) learns to tag from their concatenated
+hidden layers; it is scored on dev after every epoch through the NumPy runtime and the best
+is kept in `out/joined.npz`.  The dev scores of the members, the vote and the joined layer
+are recorded in ensemble.json.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from senna.datasets import load_splits
+from senna.io.checkpoint import load_model
+from senna.nn.criterion import SentenceLikelihood
+from senna.nn.init import fan_in_init
+from senna.nn.networks import WindowNet
+from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel
+from senna.runtime.model import TaskModel
+from senna.runtime.predict import predict_gold_inputs
+from senna.scoring import score_predictions
+from senna.tasks import get_task
+from senna.train.config import TrainConfig
+from senna.train.data import batches, make_examples
+from senna.train.loop import network_from_saved, optimizer, train
+
+
+class Joiner(torch.nn.Module):
+    """A linear layer on the members' concatenated hidden layers, and its criterion."""
+
+    def __init__(self, members: list[WindowNet], n_tags: int):
+        super().__init__()
+        self.members = members   # frozen; a plain list, so not parameters of the joiner
+        self.join = torch.nn.Linear(sum(m.cfg.hidden for m in members), n_tags)
+        self.criterion = SentenceLikelihood(n_tags)
+        fan_in_init(self.join)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            h = torch.cat([m.hidden(ids) for m in self.members], -1)
+        return self.join(h)
+
+    def weights(self) -> dict[str, np.ndarray]:
+        return {"join.weight": self.join.weight.detach().numpy().copy(),
+                "join.bias": self.join.bias.detach().numpy().copy(),
+                **{k: v.detach().numpy().copy()
+                   for k, v in self.criterion.decoding_weights().items()}}
+
+
+def train_ensemble(cfg: TrainConfig, seeds: list[int], joined_epochs: int = 0) -> dict:
+    """Train (or resume) the members, then the joining layer; -> ensemble.json's content."""
+    if len(set(seeds)) < 2:
+        raise ValueError(f"an ensemble needs two different seeds or more, got {seeds}")
+    out = Path(cfg.out)
+    names = [f"seed-{s}" for s in seeds]
+    for seed, name in zip(seeds, names, strict=True):
+        if not (out / name / "history.json").exists():   # finished members are kept
+            train(replace(cfg, seed=seed, out=str(out / name)))
+    spec = {"format": FORMAT, "version": 1, "task": cfg.task, "members": names,
+            "combine": "vote", "joined": None, "training": {"seeds": seeds,
+                                                           "joined_epochs": joined_epochs}}
+    task = get_task(cfg.task)
+    dev = load_splits(cfg, task)[1]
+    members = [TaskModel.load(out / n) for n in names]
+    scores = {n: score(m, task, dev) for n, m in zip(names, members, strict=True)}
+    scores["vote"] = score(EnsembleModel(members, "vote"), task, dev)
+    if joined_epochs:
+        scores["joined"] = train_joiner(cfg, out, names, joined_epochs, members)
+        spec.update(combine="joined", joined="joined.npz")
+    spec["dev"] = scores
+    (out / ENSEMBLE_FILE).write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
+    return spec
+
+
+def score(model, task, dev: list) -> float:
+    return score_predictions(task, dev, predict_gold_inputs(model, task, dev))[0]["score"]
+
+
+def train_joiner(cfg: TrainConfig, out: Path, names: list[str], epochs: int,
+                 members: list[TaskModel]) -> float:
+    """SGD on the joining layer; the best dev epoch is saved as out/joined.npz."""
+    torch.manual_seed(cfg.seed)
+    task = get_task(cfg.task)
+    train_sents, dev = load_splits(cfg, task)
+    nets = [network_from_saved(load_model(out / n)) for n in names]
+    for net in nets:
+        net.eval()
+        net.requires_grad_(False)
+    first = load_model(out / names[0])
+    examples = make_examples(task, train_sents, first.featurizer)
+    joiner = Joiner(nets, len(first.tags))
+    opt = optimizer(joiner, cfg.lr)  # type: ignore[arg-type]
+    best = -1.0
+    for epoch in range(1, epochs + 1):
+        rng = np.random.default_rng([cfg.seed, epoch])
+        for b in tqdm(batches(examples, cfg.batch_size, first.tags, rng), leave=False,
+                      desc=f"joined {epoch}", total=-(-len(examples) // cfg.batch_size)):
+            ids, tags = torch.from_numpy(b.ids), torch.from_numpy(b.tags)
+            mask = torch.arange(ids.shape[1])[None, :] < torch.from_numpy(b.lengths)[:, None]
+            opt.zero_grad(set_to_none=True)
+            loss = joiner.criterion.nll(joiner(ids), tags, mask).sum()
+            loss.backward()
+            opt.step()
+        dev_score = score(EnsembleModel(members, "joined", joiner.weights()), task, dev)
+        tqdm.write(f"joined epoch {epoch}: dev {dev_score:.2f}")
+        if dev_score > best:
+            best = dev_score
+            np.savez(out / "joined.npz", **joiner.weights())
+    return best

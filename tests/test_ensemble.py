@@ -1,0 +1,91 @@
+"""Ensembles on tiny fixtures: members from different seeds, the vote, the joined layer
+(runtime equal to training within 1e-5), and the pipeline tagging with an ensemble."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from senna.io.checkpoint import load_model  # noqa: E402
+from senna.io.conll import read_dataset  # noqa: E402
+from senna.runtime.ensemble import EnsembleModel, load_tagger  # noqa: E402
+from senna.runtime.model import TaskModel  # noqa: E402
+from senna.runtime.pipeline import Pipeline  # noqa: E402
+from senna.tags import tags_to_spans  # noqa: E402
+from senna.tasks import get_task  # noqa: E402
+from senna.train.config import TrainConfig  # noqa: E402
+from senna.train.data import batches, make_examples  # noqa: E402
+from senna.train.ensemble import Joiner, train_ensemble  # noqa: E402
+from senna.train.loop import network_from_saved  # noqa: E402
+
+FIX = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def ensemble(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("ens") / "ner"
+    cfg = TrainConfig(task="ner", train=str(FIX / "ner_small.conll"), out=str(out), epochs=2,
+                      hidden=20, word_dim=8, batch_size=4, threads=1, dev_fraction=0.3)
+    train_ensemble(cfg, [1, 2, 3], joined_epochs=2)
+    return out
+
+
+@pytest.mark.slow
+def test_ensemble_directory_and_scores(ensemble):
+    spec = json.loads((ensemble / "ensemble.json").read_text())
+    assert spec["members"] == ["seed-1", "seed-2", "seed-3"] and spec["combine"] == "joined"
+    assert set(spec["dev"]) == {"seed-1", "seed-2", "seed-3", "vote", "joined"}
+    w = [load_model(ensemble / m).weights["l1.weight"] for m in spec["members"]]
+    assert not np.array_equal(w[0], w[1])          # different seeds, different networks
+    assert isinstance(load_tagger(ensemble), EnsembleModel)
+    assert isinstance(load_tagger(ensemble / "seed-1"), TaskModel)
+
+
+@pytest.mark.slow
+def test_joined_runtime_equals_training(ensemble):
+    names = ["seed-1", "seed-2", "seed-3"]
+    saved = [load_model(ensemble / n) for n in names]
+    nets = [network_from_saved(s) for s in saved]
+    joiner = Joiner(nets, len(saved[0].tags))
+    with np.load(ensemble / "joined.npz") as z:
+        weights = {k: z[k] for k in z.files}
+    with torch.no_grad():
+        joiner.join.weight.copy_(torch.from_numpy(weights["join.weight"]))
+        joiner.join.bias.copy_(torch.from_numpy(weights["join.bias"]))
+    runtime = EnsembleModel.load(ensemble)
+    sents = read_dataset(FIX / "ner_small.conll", "conll2003")[:6]
+    examples = make_examples(get_task("ner"), sents, saved[0].featurizer)
+    b = next(batches(examples, 6, None))
+    with torch.no_grad():
+        ref = joiner(torch.from_numpy(b.ids)).numpy()
+    got = runtime.batch_emissions([sents[i].words for i in b.index],
+                                  [sents[i].columns for i in b.index])
+    for row, e in enumerate(got):
+        np.testing.assert_allclose(e, ref[row, : len(e)], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_vote_is_a_valid_majority(ensemble):
+    vote = EnsembleModel.load(ensemble, combine="vote")
+    assert vote.vote([["B-PER", "E-PER", "O"], ["B-PER", "E-PER", "O"],
+                      ["S-LOC", "O", "O"]]) == ["B-PER", "E-PER", "O"]
+    fixed = vote.vote([["B-PER", "O"], ["B-PER", "S-LOC"], ["S-ORG", "O"]])
+    assert fixed == ["S-PER", "O"]                  # B- without its E- read as one span
+    for tags in vote.predict([s.words for s in read_dataset(FIX / "ner_small.conll",
+                                                             "conll2003")[:20]]):
+        assert [t for t in tags if t != "O"] == [
+            t for label, s, e in tags_to_spans(tags)
+            for t in (["S-" + label] if e - s == 1 else
+                      ["B-" + label, *["I-" + label] * (e - s - 2), "E-" + label])]
+
+
+@pytest.mark.slow
+def test_pipeline_tags_with_an_ensemble(ensemble, tmp_path):
+    (tmp_path / "ner").symlink_to(ensemble)
+    words = ["John", "lives", "in", "London", "."]
+    pipe = Pipeline(tmp_path, ["ner"])
+    assert len(pipe.tag([words])[0].columns["ner"]) == 5
+    assert pipe.tag([words])[0].columns["ner"] == EnsembleModel.load(ensemble).predict([words])[0]
