@@ -218,3 +218,26 @@ def test_resume_refuses_another_model_or_data_and_reports_changed_settings(tmp_p
     assert f"resuming {cfg.out} from its checkpoint after epoch 1 of 2" in out
     assert "changed settings: --epochs 1 -> 2, --lr 0.05 -> 0.01" in out
     assert state["epoch"] == 2
+
+
+@pytest.mark.slow
+def test_dropout_and_lr_decay_resume_exactly_and_change_training(tmp_path):
+    kw = dict(dropout_input=0.2, dropout_hidden=0.3, lr_decay=0.5)
+    a = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "a"), epochs=2, **kw)
+    b = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "b"), epochs=1, **kw)
+    plain = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "c"), epochs=2)
+    train(a)
+    train(b)
+    b.epochs = 2
+    train(b)
+    train(plain)
+    wa, wb, wc = (load_model(Path(c.out) / "checkpoint").weights for c in (a, b, plain))
+    for k in wa:
+        np.testing.assert_array_equal(wa[k], wb[k])
+    assert not np.array_equal(wa["l1.weight"], wc["l1.weight"])
+
+
+def test_bad_dropout_and_decay_are_refused(tmp_path):
+    for kw in (dict(dropout_input=1.0), dict(dropout_hidden=-0.1), dict(lr_decay=-1.0)):
+        with pytest.raises(ValueError, match="dropout|decay"):
+            small_config(tmp_path, "ner-window-sll", **kw)

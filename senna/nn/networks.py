@@ -47,6 +47,13 @@ class Tagger(nn.Module):
         self.cfg = cfg
         self.emb = Embeddings(cfg, sparse)
         self.criterion = build_criterion(cfg.criterion, cfg.n_tags)
+        # Regularisation the paper lacked (training only; identity at inference, so the
+        # runtime is unchanged): dropout on the looked-up features and on the hidden layer.
+        self.drop_input = nn.Dropout(0.0)
+        self.drop_hidden = nn.Dropout(0.0)
+
+    def set_dropout(self, input_p: float, hidden_p: float) -> None:
+        self.drop_input.p, self.drop_hidden.p = input_p, hidden_p
 
     def nll(self, emissions: torch.Tensor, tags: torch.Tensor,
             mask: torch.Tensor) -> torch.Tensor:
@@ -172,11 +179,11 @@ class WindowNet(Tagger):
         """ids [B, T, F] -> the hidden layer [B, T, H] (what an ensemble's joining layer
         reads, section 6.1)."""
         half = self.cfg.window // 2
-        x = self.emb(padded_ids(ids, half))                 # [B, T+2h, D]
+        x = self.drop_input(self.emb(padded_ids(ids, half)))  # [B, T+2h, D]
         b, tp, d = x.shape
         x = x.unfold(1, self.cfg.window, 1)                 # [B, T, D, win]
         x = x.transpose(2, 3).reshape(b, tp - 2 * half, self.cfg.window * d)
-        return F.hardtanh(self.l1(x))
+        return self.drop_hidden(F.hardtanh(self.l1(x)))
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor,
                 predicates: torch.Tensor | None = None) -> torch.Tensor:
@@ -253,7 +260,7 @@ class SentenceNet(Tagger):
         cfg, half = self.cfg, self.cfg.window // 2
         t = ids.shape[1]
         w_x, w_w, w_p = self.conv.weight.split([cfg.input_dim, cfg.dist_dim, cfg.dist_dim], 1)
-        x = self.emb(padded_ids(ids, half)).transpose(1, 2)          # [B, D, T+2h]
+        x = self.drop_input(self.emb(padded_ids(ids, half))).transpose(1, 2)  # [B, D, T+2h]
         a = F.conv1d(x, w_x, self.conv.bias).transpose(1, 2)         # [B, T, C]
         g_w = self.distance_scores(self.dist_word, w_w, t)           # [2T-1, C]
         g_p = self.distance_scores(self.dist_pred, w_p, t)
@@ -261,7 +268,7 @@ class SentenceNet(Tagger):
         rel_pred = pos[None, :] - predicates[:, None] + t - 1         # [B, t] -> row of g_p
         b_t = a + g_p[rel_pred]                                       # [B, t, C]
         h = MaxOverTime.apply(b_t, g_w, lengths)                      # [B, i, C]
-        return self.l2(F.hardtanh(self.l1(h)))
+        return self.l2(self.drop_hidden(F.hardtanh(self.l1(h))))
 
 
 def build_network(cfg: NetConfig, sparse: bool = True) -> Tagger:

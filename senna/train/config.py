@@ -63,6 +63,11 @@ class TrainConfig:
     max_minutes: float = setting("stop after the epoch that passes this many minutes (0: no "
                                  "limit)", 0.0)
     threads: int = setting("torch threads (0: torch's default)", 0)
+    dropout_input: float = setting("dropout probability (0-1) on the looked-up features, in "
+                                   "training", 0.0)
+    dropout_hidden: float = setting("dropout probability (0-1) on the hidden layer, in "
+                                    "training", 0.0)
+    lr_decay: float = setting("learning rate at epoch e: lr / (1 + lr_decay * (e - 1))", 0.0)
 
     def __post_init__(self) -> None:
         check(self)
@@ -103,6 +108,11 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.features not in TASKS[cfg.task].presets:
         out.append(f"--features {cfg.features} is not a preset of {cfg.task}: use one of "
                    f"{', '.join(sorted(TASKS[cfg.task].presets))}")
+    for name in ("dropout_input", "dropout_hidden"):
+        if not 0 <= getattr(cfg, name) < 1:
+            out.append(f"{option(name)} must be in [0, 1), got {getattr(cfg, name)}")
+    if cfg.lr_decay < 0:
+        out.append(f"--lr-decay must be 0 or more, got {cfg.lr_decay}")
     if not 0 <= cfg.gazetteer_dropout <= 1:
         out.append(f"--gazetteer-dropout must be between 0 and 1, got {cfg.gazetteer_dropout}")
     if not cfg.dev and not 0 < cfg.dev_fraction < 1:

@@ -123,6 +123,17 @@ def network_from_saved(saved: SavedModel) -> Tagger:
     return load_weights(build_network(saved.net), saved.weights)
 
 
+def start_epoch(net: Tagger, opt: torch.optim.Optimizer, rates: list[float],
+                cfg: TrainConfig, epoch: int) -> None:
+    """Training mode, this epoch's learning rates (decayed from `rates`, the first epoch's)
+    and dropout's random numbers seeded by epoch, so a resumed run draws the same ones."""
+    net.train()
+    net.set_dropout(cfg.dropout_input, cfg.dropout_hidden)
+    for group, rate in zip(opt.param_groups, rates, strict=True):
+        group["lr"] = rate / (1.0 + cfg.lr_decay * (epoch - 1))
+    torch.manual_seed(cfg.seed * 100_003 + epoch)
+
+
 def train(cfg: TrainConfig) -> dict:
     """Train, keep the best dev model in cfg.out; -> the final training state."""
     if cfg.threads:
@@ -135,10 +146,11 @@ def train(cfg: TrainConfig) -> dict:
     examples = make_examples(task, train_sents, saved.featurizer)
     dev_examples = make_examples(task, dev_sents, saved.featurizer)
     opt = optimizer(net, cfg.lr, cfg.optimizer)
+    rates = [g["lr"] for g in opt.param_groups]
     state = resume(out, cfg, net, saved, opt)
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
-        net.train()
+        start_epoch(net, opt, rates, cfg, epoch)
         rng = np.random.default_rng([cfg.seed, epoch])
         total = 0.0
         bar = tqdm(batches(examples, cfg.batch_size, saved.tags, rng), desc=f"epoch {epoch}",
