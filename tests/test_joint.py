@@ -15,7 +15,12 @@ from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.predict import predict_gold_inputs  # noqa: E402
 from senna.tasks import get_task  # noqa: E402
 from senna.train.data import make_examples  # noqa: E402
-from senna.train.joint import JointConfig, build_members, train_joint  # noqa: E402
+from senna.train.joint import (  # noqa: E402
+    JointConfig,
+    build_auxiliary,
+    build_members,
+    train_joint,
+)
 from senna.train.loop import network_from_saved  # noqa: E402
 from senna.train.scoring import predict_tags  # noqa: E402
 
@@ -52,7 +57,7 @@ def test_shared_tables_and_first_layer_are_one_tensor(tmp_path):
 
 
 def test_too_few_tasks_and_bad_sampling_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="two tasks"):
+    with pytest.raises(ValueError, match="at least one more task"):
         config(tmp_path, tasks=("pos",))
     with pytest.raises(ValueError, match="sampling"):
         config(tmp_path, sampling="random")
@@ -91,3 +96,63 @@ def test_resume_equals_uninterrupted(tmp_path):
         assert a.keys() == b.keys()
         for k in a:
             np.testing.assert_array_equal(a[k], b[k], err_msg=f"{name} {k}")
+
+
+@pytest.fixture(scope="module")
+def lm_corpus(tmp_path_factory) -> Path:
+    from senna.io.conll import read_dataset
+    from senna.lm.corpus import prepare_corpus
+
+    d = tmp_path_factory.mktemp("lm")
+    text = "\n\n".join(" ".join(s.words) for s in
+                       read_dataset(FIX / "ner_small.conll", "conll2003")) + "\n"
+    (d / "a.txt").write_text(text * 3)
+    prepare_corpus([d / "a.txt"], d / "corpus", workers=1, heldout_every=3, progress=False)
+    return d / "corpus"
+
+
+def wordnet_of_fixture_words(root: Path) -> Path:
+    """WordNet data files relating words of the NER fixture (so they are in its dictionary)."""
+    root.mkdir()
+    (root / "data.noun").write_text(
+        "00000100 03 n 02 county 0 england 0 000 | a region\n"
+        "00000200 03 n 03 innings 0 runs 0 matches 0 001 @ 00000100 n 0000 | cricket\n"
+        "00000300 03 n 02 championship 0 one-day 0 001 #p 00000200 n 0000 | contest\n")
+    for name in ("data.verb", "data.adj", "data.adv"):
+        (root / name).write_text("")
+    return root
+
+
+@pytest.mark.slow
+def test_language_model_and_synonyms_as_joint_tasks(tmp_path, lm_corpus):
+    wordnet = wordnet_of_fixture_words(tmp_path / "wordnet")
+    cfg = config(tmp_path, tasks=("ner",), lm_corpus=str(lm_corpus),
+                 synonyms=str(wordnet), aux_steps=3, aux_batch=8)
+    members = build_members(cfg)
+    aux = build_auxiliary(cfg, members)
+    assert [a.name for a in aux] == ["lm", "synonyms"]
+    assert all(a.table is members[0].net.emb.tables[0] for a in aux)
+    state = train_joint(cfg)
+    assert {"ner", "lm", "synonyms"} <= set(state["history"][-1]["dev"])
+    assert 0 <= state["history"][-1]["dev"]["lm"] <= 100
+    again = config(tmp_path / "b", tasks=("ner",), lm_corpus=str(lm_corpus),
+                   synonyms=str(wordnet), aux_steps=3, aux_batch=8, epochs=1)
+    train_joint(again)
+    again.epochs = 2
+    train_joint(again)
+    a = load_model(Path(cfg.out) / "checkpoint" / "ner").weights
+    b = load_model(Path(again.out) / "checkpoint" / "ner").weights
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+
+
+def test_synonym_pairs_from_wordnet_files():
+    from senna.lm.wordnet import related_pairs
+
+    pairs = related_pairs(FIX / "wordnet")
+    assert ("car", "auto", "synonym") in pairs and ("auto", "car", "synonym") in pairs
+    assert ("car", "entity", "hypernym") in pairs and ("car", "train", "holonym") in pairs
+    assert ("big", "large", "synonym") in pairs           # adjective marker "(a)" dropped
+    assert not any("_" in a or "_" in b for a, b, _ in pairs)
+    with pytest.raises(ValueError, match="wordnet-base"):
+        related_pairs(FIX)

@@ -18,7 +18,8 @@ from senna.train.config import TrainConfig
 INSTALL_HINT = ("pip install '.[train]' in a checkout of senna (it is not on PyPI), or "
                 "pip install torch tqdm matplotlib")
 # Joint options, and the TrainConfig settings that apply to all tasks of a joint run.
-JOINT_OPTIONS = ("tasks", "recipes", "share_l1", "sampling")
+JOINT_OPTIONS = ("tasks", "recipes", "share_l1", "sampling", "lm_corpus", "synonyms",
+                 "aux_steps")
 ENSEMBLE_OPTIONS = ("seeds", "joined_epochs")
 JOINT_SETTINGS = ("out", "epochs", "lr", "patience", "max_minutes", "embeddings", "word_dim",
                   "max_words", "min_count", "seed", "batch_size", "threads")
@@ -45,6 +46,16 @@ def parser() -> argparse.ArgumentParser:
     joint.add_argument("--sampling", choices=("proportional", "uniform"), default=None,
                        help="with --tasks: how the next task is picked (default: "
                             "proportional to its training set's size)")
+    joint.add_argument("--lm-corpus", dest="lm_corpus", metavar="DIR",
+                       help="with --tasks: add the language model as a task, on this corpus "
+                            "prepared by `senna lm prepare`")
+    joint.add_argument("--synonyms", metavar="DIR",
+                       help="with --tasks: add the WordNet synonyms task, reading WordNet's "
+                            "data files from DIR (apt-get install wordnet-base: "
+                            "/usr/share/wordnet)")
+    joint.add_argument("--aux-steps", dest="aux_steps", type=int, default=None,
+                       help="with --tasks: batches of each auxiliary task per epoch "
+                            "(default: the tagging tasks' mean)")
     ensemble = p.add_argument_group("ensembles (section 6.1)")
     ensemble.add_argument("--seeds", metavar="S1,S2,...",
                           help="train one model per seed into OUT/seed-S and make OUT an "

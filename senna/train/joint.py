@@ -12,6 +12,10 @@ takes a batch of its training sentences and takes a gradient step:
 * `sampling="uniform"`: each step picks a task uniformly at random (its batches cycle), for
   as many steps as the proportional epoch has, so small tasks are seen more often.
 
+Auxiliary tasks (ICML 2008; senna.train.auxiliary) join with `lm_corpus` (the ranking
+language model on a prepared corpus) and `synonyms` (WordNet): they share the word table,
+take `aux_steps` batches per epoch and are scored on held-out ranking pairs.
+
 After every epoch each task is scored on its dev set and its best model so far is saved as
 an ordinary model directory `out/<task>/` (the runtime loads it like any other), with the
 joint settings in its config and card.  Parameters shared by several tasks are updated by
@@ -32,9 +36,12 @@ import torch
 from tqdm import tqdm
 
 from senna.datasets import load_splits
+from senna.features import WordFeature
 from senna.io.checkpoint import SavedModel, load_model, save_model
+from senna.lm.wordnet import related_pairs
 from senna.nn.networks import Tagger, WindowNet, fan_in, load_weights, share_first_layer, weights_of
 from senna.tasks import TaskSpec, get_task
+from senna.train.auxiliary import LanguageModelTask, RankingTask, SynonymTask
 from senna.train.card import write_card
 from senna.train.data import Batch, Example, batches, make_examples
 from senna.train.loop import TrainConfig, build, command_line, drop_flags, optimizer, step_loss
@@ -56,6 +63,13 @@ class JointConfig:
     lr: float = 0.05                 # SGD rate of the shared parameters (/ fan-in)
     patience: int = 6                # stop when no task improved for this many epochs
     max_minutes: float = 0.0
+    # Auxiliary tasks (ICML 2008): a prepared corpus (`senna lm prepare`) for the language
+    # model, a WordNet directory for the synonyms task; batches of each per epoch (0: the
+    # tagging tasks' mean) and windows or word pairs per batch.
+    lm_corpus: str | None = None
+    synonyms: str | None = None
+    aux_steps: int = 0
+    aux_batch: int = 64
     # Settings that shape the shared parts (None: the first task's setting that has one).
     embeddings: str | None = None
     word_dim: int | None = None
@@ -67,8 +81,12 @@ class JointConfig:
     command: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
-        if len(self.tasks) < 2:
-            raise ValueError(f"joint training needs two tasks or more, got {list(self.tasks)}")
+        n = len(self.tasks) + bool(self.lm_corpus) + bool(self.synonyms)
+        if not self.tasks or n < 2:
+            raise ValueError("joint training needs a tagging task and at least one more task "
+                             f"(tagging, lm_corpus or synonyms), got {list(self.tasks)}")
+        if self.aux_steps < 0 or self.aux_batch < 1:
+            raise ValueError("aux_steps must be 0 or more and aux_batch at least 1")
         if self.sampling not in SAMPLING:
             raise ValueError(f"sampling must be one of {SAMPLING}, got {self.sampling!r}")
         if self.epochs < 1 or (self.batch_size or 1) < 1 or not self.lr > 0:
@@ -121,6 +139,40 @@ class Member:
     best: float = -1.0
     best_epoch: int = 0
 
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def module(self) -> torch.nn.Module:
+        return self.net
+
+    @property
+    def steps(self) -> int:
+        """Batches per epoch."""
+        return -(-len(self.examples) // self.cfg.batch_size)
+
+
+Unit = Member | RankingTask   # a tagging task or an auxiliary one
+
+
+def build_auxiliary(cfg: JointConfig, members: list[Member]) -> list[RankingTask]:
+    """The auxiliary tasks, reading the first tagging task's (shared) word table."""
+    first = members[0]
+    j = first.saved.featurizer.index(WordFeature)
+    table = first.net.emb.tables[j]
+    words = first.saved.featurizer.vocabs[first.saved.featurizer.specs[j].name]
+    steps = cfg.aux_steps or round(np.mean([m.steps for m in members]))
+    seed = cfg.common("seed")
+    out: list[RankingTask] = []
+    if cfg.lm_corpus:
+        out.append(LanguageModelTask(cfg.lm_corpus, words, table, steps, batch=cfg.aux_batch,
+                                     seed=seed))
+    if cfg.synonyms:
+        out.append(SynonymTask(related_pairs(cfg.synonyms), words, table, steps,
+                               batch=cfg.aux_batch, seed=seed))
+    return out
+
 
 def build_members(cfg: JointConfig) -> list[Member]:
     """Read every task's data, build one word dictionary from all training sentences, and
@@ -159,18 +211,20 @@ def tie(members: list[Member], share_l1: bool) -> None:
                           [[k.shared for k in m.saved.featurizer.kinds] for m in window])
 
 
-def optimizers(members: list[Member], lr: float) -> torch.optim.Optimizer:
-    """Each member's own parameters get its own optimizer; the shared ones (found in more
-    than one network) one SGD optimizer -> returned."""
+def optimizers(units: list[Unit], lr: float) -> torch.optim.Optimizer:
+    """Each task's own parameters get its own optimizer (a tagging task's from its settings,
+    an auxiliary task's SGD); the shared ones (found in more than one network) one SGD
+    optimizer -> returned."""
     owners: dict[int, int] = {}
-    for m in members:
-        for p in {id(p): p for p in m.net.parameters()}.values():
+    for m in units:
+        for p in {id(p): p for p in m.module.parameters()}.values():
             owners[id(p)] = owners.get(id(p), 0) + 1
     shared_groups, seen = [], set()
-    for m in members:
-        named = {n: p for n, p in m.net.named_parameters() if p.requires_grad}
+    for m in units:
+        named = {n: p for n, p in m.module.named_parameters() if p.requires_grad}
         own = {n: p for n, p in named.items() if owners[id(p)] == 1}
-        m.opt = optimizer_for(own, m.cfg)
+        m.opt = optimizer_for(own, *((m.cfg.lr, m.cfg.optimizer) if isinstance(m, Member)
+                                     else (lr, "sgd")))
         for n, p in named.items():
             if owners[id(p)] > 1 and id(p) not in seen:
                 seen.add(id(p))
@@ -178,33 +232,37 @@ def optimizers(members: list[Member], lr: float) -> torch.optim.Optimizer:
     return torch.optim.SGD(shared_groups, lr=lr)
 
 
-def optimizer_for(params: dict[str, torch.nn.Parameter], cfg: TrainConfig):
+def optimizer_for(params: dict[str, torch.nn.Parameter], lr: float, kind: str):
     """`senna.train.loop.optimizer` over some of a network's parameters."""
     holder = torch.nn.Module()
     holder.named_parameters = lambda: iter(params.items())  # type: ignore[method-assign]
     holder.parameters = lambda: iter(params.values())  # type: ignore[method-assign]
-    return optimizer(holder, cfg.lr, cfg.optimizer)  # type: ignore[arg-type]
+    return optimizer(holder, lr, kind)  # type: ignore[arg-type]
 
 
-def schedule(members: list[Member], sampling: str, rng: np.random.Generator
-             ) -> Iterator[tuple[Member, Batch]]:
-    """One epoch of (task, batch) steps, see the module docstring."""
-    def stream(m: Member, epoch_seed: int) -> Iterator[Batch]:
+def schedule(units: list[Unit], sampling: str, rng: np.random.Generator
+             ) -> Iterator[tuple[Unit, Batch | None]]:
+    """One epoch of (task, batch) steps, see the module docstring; auxiliary tasks draw
+    their own batches (None here)."""
+    def stream(m: Unit, epoch_seed: int) -> Iterator[Batch | None]:
         k = 0
         while True:
+            if not isinstance(m, Member):
+                yield None
+                continue
             sub = np.random.default_rng([epoch_seed, k])
             yield from batches(m.examples, m.cfg.batch_size, m.saved.tags, sub)
             k += 1
 
-    sizes = [-(-len(m.examples) // m.cfg.batch_size) for m in members]
+    sizes = [m.steps for m in units]
     if sampling == "proportional":
         order = np.concatenate([np.full(n, i) for i, n in enumerate(sizes)])
         rng.shuffle(order)
     else:
-        order = rng.integers(0, len(members), sum(sizes))
-    streams = [stream(m, int(rng.integers(1 << 31))) for m in members]
+        order = rng.integers(0, len(units), sum(sizes))
+    streams = [stream(m, int(rng.integers(1 << 31))) for m in units]
     for i in order:
-        yield members[i], next(streams[i])
+        yield units[i], next(streams[i])
 
 
 def train_joint(cfg: JointConfig) -> dict:
@@ -214,41 +272,44 @@ def train_joint(cfg: JointConfig) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     cfg.command = cfg.command or command_line()
     members = build_members(cfg)
-    shared_opt = optimizers(members, cfg.lr)
-    state = resume(out, members, shared_opt)
+    aux = build_auxiliary(cfg, members)
+    units: list[Unit] = [*members, *aux]
+    shared_opt = optimizers(units, cfg.lr)
+    state = resume(out, members, aux, shared_opt)
     if state["epoch"]:
         print(f"resumed {out} after epoch {state['epoch']}")
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
         rng = np.random.default_rng([cfg.common("seed"), epoch])
-        losses = {m.spec.name: 0.0 for m in members}
-        steps = schedule(members, cfg.sampling, rng)
-        total = sum(-(-len(m.examples) // m.cfg.batch_size) for m in members)
-        for m in members:
-            m.net.train()
-        for m, batch in tqdm(steps, desc=f"epoch {epoch}", total=total, leave=False,
-                             mininterval=2):
-            drop_flags(batch.ids, m.saved.featurizer, m.cfg.gazetteer_dropout, rng)
+        torch.manual_seed(int(rng.integers(1 << 62)))   # dropout, as in senna.train.loop
+        losses = {m.name: 0.0 for m in units}
+        for m in units:
+            m.module.train()
+        for m, batch in tqdm(schedule(units, cfg.sampling, rng), desc=f"epoch {epoch}",
+                             total=sum(m.steps for m in units), leave=False, mininterval=2):
             m.opt.zero_grad(set_to_none=True)
             shared_opt.zero_grad(set_to_none=True)
-            loss = step_loss(m.net, batch)
+            if isinstance(m, Member):
+                drop_flags(batch.ids, m.saved.featurizer, m.cfg.gazetteer_dropout, rng)
+                loss = step_loss(m.net, batch)
+            else:
+                loss = m.loss(rng)
             loss.backward()
             m.opt.step()
             shared_opt.step()
-            losses[m.spec.name] += loss.item()
+            losses[m.name] += loss.item()
         state["seconds"] += time.perf_counter() - t0
         state["epoch"] = epoch
         scores = end_of_epoch(members, epoch, state["seconds"], out)
+        scores.update({a.name: a.evaluate() for a in aux})
         state["history"].append({"epoch": epoch, "seconds": round(state["seconds"], 1),
-                                 "dev": scores, "loss": {k: v / max(len(m.examples), 1)
-                                                         for (k, v), m in zip(
-                                                             losses.items(), members,
-                                                             strict=True)}})
+                                 "dev": scores, "loss": {m.name: losses[m.name] / m.steps
+                                                         for m in units}})
         state["best"] = {m.spec.name: {"score": m.best, "epoch": m.best_epoch}
                          for m in members}
         tqdm.write(f"epoch {epoch}: " + "  ".join(f"{k} {v:.2f}" for k, v in scores.items())
                    + f"  ({state['seconds'] / 60:.1f} min)")
-        checkpoint(out, members, shared_opt, state)
+        checkpoint(out, members, aux, shared_opt, state)
         plot_curves(state["history"], out / "curve.png")
         if all(epoch - m.best_epoch >= cfg.patience for m in members):
             break
@@ -275,18 +336,25 @@ def end_of_epoch(members: list[Member], epoch: int, seconds: float, out: Path
     return scores
 
 
-def checkpoint(out: Path, members: list[Member], shared_opt: torch.optim.Optimizer,
-               state: dict) -> None:
+def checkpoint(out: Path, members: list[Member], aux: list[RankingTask],
+               shared_opt: torch.optim.Optimizer, state: dict) -> None:
     """The last weights of every task and the optimizers' state, for an exact resume."""
     for m in members:
         save_model(out / "checkpoint" / m.spec.name, m.saved)
     optim = {"shared": shared_opt.state_dict(),
-             **{m.spec.name: m.opt.state_dict() for m in members}}
+             **{m.name: m.opt.state_dict() for m in [*members, *aux]}}
     torch.save(optim, out / "checkpoint" / "optimizers.pt")
+    torch.save({a.name: own_state(a) for a in aux}, out / "checkpoint" / "auxiliary.pt")
     (out / "checkpoint" / "state.json").write_text(json.dumps(state, indent=1))
 
 
-def resume(out: Path, members: list[Member], shared_opt: torch.optim.Optimizer) -> dict:
+def own_state(task: RankingTask) -> dict[str, torch.Tensor]:
+    """An auxiliary task's own layers (the shared word table is saved with the taggers)."""
+    return {k: v for k, v in task.state_dict().items() if not k.startswith("table.")}
+
+
+def resume(out: Path, members: list[Member], aux: list[RankingTask],
+           shared_opt: torch.optim.Optimizer) -> dict:
     state_file = out / "checkpoint" / "state.json"
     if not state_file.exists():
         return {"epoch": 0, "history": [], "seconds": 0.0, "best": {}}
@@ -299,6 +367,12 @@ def resume(out: Path, members: list[Member], shared_opt: torch.optim.Optimizer) 
     optim = torch.load(out / "checkpoint" / "optimizers.pt", weights_only=True)
     shared_opt.load_state_dict(optim["shared"])
     state = json.loads(state_file.read_text())
+    saved_aux = torch.load(out / "checkpoint" / "auxiliary.pt", weights_only=True)
+    for a in aux:
+        if a.name not in saved_aux:
+            raise ValueError(f"{out}/checkpoint has no {a.name} task; use a new --out")
+        a.load_state_dict(saved_aux[a.name], strict=False)
+        a.opt.load_state_dict(optim[a.name])
     for m in members:
         m.opt.load_state_dict(optim[m.spec.name])
         best = state["best"].get(m.spec.name, {})
