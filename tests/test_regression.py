@@ -1,21 +1,22 @@
-"""Shipped models, loaded by the NumPy runtime, score at least their card's dev score minus a
-small margin on their full dev set (gold input columns, as during training)."""
+"""Shipped models, loaded by the NumPy runtime, score at least a floor written here on their
+full dev set (gold input columns, as during training).  The floors are the shipped models'
+dev scores rounded down by about 0.1: a retrained model must do as well, and a worse one
+fails (floors are never read back from a model's own card)."""
 
-import json
 import os
 from pathlib import Path
 
 import pytest
 
 from senna.datasets import recorded_dev_set
-from senna.runtime.model import TaskModel
+from senna.runtime.ensemble import load_tagger
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "senna" / "models"
 DATA = Path(os.environ.get("SENNA_DATA", ROOT.parent / "shared" / "data"))
-MARGIN = 0.3  # runtime and training compute the same tags; the margin only absorbs rounding
+FLOORS = {"pos": 94.4, "chunk": 94.0, "ner": 91.5, "pt0": 91.5, "vbs": 97.7, "srl": 69.3}
 
 
 def shipped(task: str) -> Path:
@@ -28,12 +29,10 @@ def shipped(task: str) -> Path:
 
 
 @pytest.mark.regression
-@pytest.mark.parametrize("task", ["pos", "chunk", "ner", "pt0", "srl"])
+@pytest.mark.parametrize("task", sorted(FLOORS))
 def test_shipped_model_reaches_its_dev_floor(task):
     path = shipped(task)
     spec, dev = recorded_dev_set(path, DATA)
-    predicted = predict_gold_inputs(TaskModel.load(path), spec, dev)
+    predicted = predict_gold_inputs(load_tagger(path), spec, dev)
     score, _ = score_predictions(spec, dev, predicted)
-    card_score = json.loads((path / "config.json").read_text())["dev"]["score"]
-    floor = card_score - MARGIN
-    assert score["score"] >= floor, f"{task}: {score['score']:.2f} < floor {floor:.2f}"
+    assert score["score"] >= FLOORS[task], f"{task}: {score['score']:.2f} < {FLOORS[task]}"
