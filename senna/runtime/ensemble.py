@@ -137,10 +137,5 @@ class EnsembleModel:
             tags = spans_to_tags(tags_to_spans(tags), len(tags), "iobes")
         return tags
 
-    def predict(self, sentences: Sequence[Sequence[str]],
-                columns: Sequence[Mapping[str, Sequence[str]]] | None = None) -> list[list[str]]:
-        cols = columns or [{}] * len(sentences)
-        live = [i for i, s in enumerate(sentences) if len(s)]
-        tags = iter(self.decode(self.batch_emissions([sentences[i] for i in live],
-                                                     [cols[i] for i in live])))
-        return [next(tags) if len(s) else [] for s in sentences]
+    # Batching around batch_emissions and decode, the same as a single model's.
+    predict = TaskModel.predict
