@@ -367,7 +367,8 @@ def resume(out: Path, members: list[Member], aux: list[RankingTask],
     optim = torch.load(out / "checkpoint" / "optimizers.pt", weights_only=True)
     shared_opt.load_state_dict(optim["shared"])
     state = json.loads(state_file.read_text())
-    saved_aux = torch.load(out / "checkpoint" / "auxiliary.pt", weights_only=True)
+    saved_aux = torch.load(out / "checkpoint" / "auxiliary.pt", weights_only=True) if aux \
+        else {}
     for a in aux:
         if a.name not in saved_aux:
             raise ValueError(f"{out}/checkpoint has no {a.name} task; use a new --out")
