@@ -23,11 +23,12 @@ from functools import lru_cache
 from operator import attrgetter
 
 from senna.document import Document, Sentence
+from senna.integrations.allennlp import write_allennlp
 from senna.tags import convert, tags_to_brackets
 
 SCHEMES = ("iobes", "iob", "brackets")
 COLUMN_TASKS = ("pos", "chunk", "ner", "pt0")
-FORMATS = ("senna", "conll", "conllu", "json")
+FORMATS = ("senna", "conll", "conllu", "json", "allennlp")
 _LINE_BREAKS = ("\x85", "\u2028", "\u2029")   # json.dumps escapes the others
 
 
@@ -183,7 +184,8 @@ def write_json(doc: Document, opts: OutputOptions) -> str:
 
 
 WRITERS: dict[str, Callable[[Document, OutputOptions], str]] = {
-    "senna": write_senna, "conll": write_conll, "conllu": write_conllu, "json": write_json}
+    "senna": write_senna, "conll": write_conll, "conllu": write_conllu, "json": write_json,
+    "allennlp": write_allennlp}
 
 
 def format_document(doc: Document, fmt: str = "senna", opts: OutputOptions | None = None) -> str:
