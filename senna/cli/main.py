@@ -15,6 +15,8 @@ SUBCOMMANDS: dict[str, str] = {
     "install-nltk-shim": "senna.cli.nltk_shim",
     "neighbors": "senna.cli.neighbors",
     "export-embeddings": "senna.cli.export_embeddings",
+    "tag-corpus": "senna.cli.tag_corpus",
+    "serve": "senna.cli.serve",
 }
 
 
