@@ -352,7 +352,11 @@ def local_client(workers: int | None = None):
 
     from distributed import Client, LocalCluster
 
+    import dask
+
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+    # Dask's sampling profiler takes the GIL every 10 ms; nothing reads it without a dashboard
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
     return Client(cluster)
