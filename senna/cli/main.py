@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     name = args.pop(0) if args and args[0] in SUBCOMMANDS else "tag"
-    if name == "tag":
+    if name in ("tag", "serve"):
         limit_blas_threads(args)
     module = importlib.import_module(SUBCOMMANDS[name])
     return run(module.main, args)

@@ -24,6 +24,8 @@ def parser() -> argparse.ArgumentParser:
                    help="most tokens per request (default 5000)")
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                    help="longest a request may take, body and tagging (default 10)")
+    p.add_argument("--threads", type=int, metavar="N",
+                   help="BLAS threads (default 1; see senna --help); set before NumPy loads")
     return p
 
 

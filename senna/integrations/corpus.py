@@ -310,9 +310,12 @@ class LoadTagger(WorkerPlugin):
         self.tagger = None
 
     def setup(self, worker) -> None:
+        import gc
+
         import senna
 
         self.tagger = senna.load(self.model_dir, self.tasks)
+        gc.freeze()   # as the CLI does: full collections need not scan the models again
 
     def teardown(self, worker) -> None:
         self.tagger = None

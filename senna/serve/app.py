@@ -16,6 +16,7 @@ cheaper than serial ones.  Every bad request gets a 4xx JSON `{"error": ...}`:
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -102,6 +103,7 @@ class Service:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="senna-tag")
         self.queue: asyncio.Queue | None = None
         self.worker: asyncio.Task | None = None
+        self.tagged = {"requests": 0, "batches": 0}   # shown by /health
 
     def tagger(self, tasks: tuple[str, ...]) -> Tagger:
         """A tagger for a subset of the served tasks, sharing the loaded models."""
@@ -155,6 +157,8 @@ class Service:
                     if not item[2].done():
                         item[2].set_exception(e)
                 continue
+            self.tagged["requests"] += len(batch)
+            self.tagged["batches"] += 1
             tagged = iter(docs)
             for item in batch:
                 mine = [next(tagged) for _ in item[1]]
@@ -243,6 +247,7 @@ def create_app(tagger: Tagger | None = None, limits: Limits = Limits(),
                model_dir: str | None = None, tasks=ALL_TASKS) -> Starlette:
     """The ASGI app; loads the models once (or takes a loaded tagger)."""
     service = Service(tagger or senna.load(model_dir, tasks), limits)
+    gc.freeze()   # the models' millions of objects: full collections need not scan them
 
     async def tag(request: Request) -> JSONResponse:
         deadline = time.monotonic() + limits.timeout_s
@@ -261,7 +266,7 @@ def create_app(tagger: Tagger | None = None, limits: Limits = Limits(),
 
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "tasks": list(service.base.tasks),
-                             "version": senna.__version__,
+                             "version": senna.__version__, "tagged": service.tagged,
                              "limits": {"max_body_bytes": limits.max_body_bytes,
                                         "max_tokens": limits.max_tokens,
                                         "timeout_s": limits.timeout_s}})
