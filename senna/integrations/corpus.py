@@ -353,9 +353,8 @@ def local_client(workers: int | None = None):
     """A local Dask cluster of `workers` single-threaded processes (default: one per core)."""
     import logging
 
-    from distributed import Client, LocalCluster
-
     import dask
+    from distributed import Client, LocalCluster
 
     n = workers or os.cpu_count() or 1
     # Dask's sampling profiler takes the GIL every 10 ms; nothing reads it without a dashboard
