@@ -9,10 +9,11 @@ spaCy model is installed here: en_core_web_sm is downloaded from GitHub, out of 
 The text is the first paragraphs (one per line) of `--source` up to `--words` whitespace
 tokens, written to a temporary file.  Every configuration tags the whole file, each
 starting from nothing (cluster start, model loading): "wall" is that end-to-end time and
-"tokens/s" divides the configuration's own token count by it.  "start-up" is the same
-configuration on a one-line input, and "excl. start-up" subtracts it.  BLAS is limited to
-one thread everywhere (Dask's workers get that by default).  Needs the `dask` and `spacy`
-extras.
+"tokens/s" divides the configuration's own token count by it; "CPU" sums user and system
+time over all processes of the run (the machine's other load does not inflate it).
+"start-up" is the same configuration on a one-line input, and "excl. start-up" subtracts
+it.  BLAS is limited to one thread everywhere (Dask's workers get that by default).
+Needs the `dask` and `spacy` extras.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ os.environ.update(dict.fromkeys(("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
 
 import argparse  # noqa: E402
 import lzma  # noqa: E402
+import resource  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -85,10 +87,19 @@ def spacy_pipe(path: Path, tasks: list[str], n_process: int) -> int:
                for doc in nlp.pipe(lines, batch_size=32, n_process=n_process))
 
 
-def timed(fn: Callable[[Path], int], path: Path) -> tuple[float, int]:
-    started = time.perf_counter()
+def cpu_seconds() -> float:
+    """User + system time of this process and of its children that have ended (Dask's
+    worker processes after the cluster closes, spaCy's after nlp.pipe returns)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def timed(fn: Callable[[Path], int], path: Path) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (all processes) and tokens of one run."""
+    started, cpu = time.perf_counter(), cpu_seconds()
     tokens = fn(path)
-    return time.perf_counter() - started, tokens
+    return time.perf_counter() - started, cpu_seconds() - cpu, tokens
 
 
 def main() -> None:
@@ -114,15 +125,17 @@ def main() -> None:
         ]
         print(f"text: {a.source}, {words:,} whitespace tokens, "
               f"{text.stat().st_size / 1e6:.1f} MB; tasks {','.join(tasks)}; "
-              f"{os.cpu_count()} cores\n")
+              f"{os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.1f}\n")
         print("| configuration | tokens | wall (s) | tokens/s | start-up (s) "
-              "| tokens/s excl. start-up |")
-        print("|---|---:|---:|---:|---:|---:|")
+              "| tokens/s excl. start-up | CPU (s) | tokens per CPU s |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for name, fn in configs:
-            startup, _ = timed(fn, tiny)
-            wall, tokens = timed(fn, text)
+            startup, _, _ = timed(fn, tiny)
+            wall, cpu, tokens = timed(fn, text)
             print(f"| {name} | {tokens:,} | {wall:.1f} | {tokens / wall:,.0f} | {startup:.1f} "
-                  f"| {tokens / max(wall - startup, 1e-9):,.0f} |", flush=True)
+                  f"| {tokens / max(wall - startup, 1e-9):,.0f} | {cpu:.1f} "
+                  f"| {tokens / cpu:,.0f} |", flush=True)
+        print(f"\nload average after: {os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(tmp)
 
