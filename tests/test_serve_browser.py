@@ -34,7 +34,7 @@ def browser():
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                "--window-size=1300,460", "--force-device-scale-factor=1"):
+                "--window-size=1300,580", "--force-device-scale-factor=1"):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=DRIVER),
                               options=opts)
