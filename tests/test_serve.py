@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -178,7 +179,14 @@ def test_real_server_tags_and_survives_a_slow_client(server):
         s.sendall(b"POST /tag HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 100\r\n\r\n{\"text\": ")
         s.settimeout(10)
-        reply = s.recv(4096).decode()
+        reply = b""
+        while b"\r\n\r\n" not in reply or len(reply.partition(b"\r\n\r\n")[2]) < int(
+                re.search(rb"content-length: (\d+)", reply, re.I).group(1)):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+        reply = reply.decode()
     assert reply.startswith("HTTP/1.1 408") and "not received within 2 s" in reply
     req = urllib.request.Request(url + "/tag", data=json.dumps({"text": TEXT}).encode(),
                                  headers={"Content-Type": "application/json"})
