@@ -17,6 +17,8 @@ SUBCOMMANDS: dict[str, str] = {
     "neighbors": "senna.cli.neighbors",
     "export-embeddings": "senna.cli.export_embeddings",
     "install-nltk-shim": "senna.cli.nltk_shim",
+    "tag-corpus": "senna.cli.tag_corpus",
+    "serve": "senna.cli.serve",
 }
 # What `senna -h` lists (the modules are imported only when their command runs).
 SUMMARIES: dict[str, str] = {
@@ -27,6 +29,8 @@ SUMMARIES: dict[str, str] = {
     "neighbors": "nearest words in an embedding space",
     "export-embeddings": "convert embeddings between the senna and text formats",
     "install-nltk-shim": "a SENNA directory for NLTK's SennaTagger and friends",
+    "tag-corpus": "tag many files into output shards on Dask (pip install '.[dask]')",
+    "serve": "an HTTP API and a page that shows the annotations (pip install '.[serve]')",
 }
 
 
@@ -80,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     name = args.pop(0) if args and args[0] in SUBCOMMANDS else "tag"
-    if name == "tag":
+    if name in ("tag", "serve"):
         limit_blas_threads(args)
     module = importlib.import_module(SUBCOMMANDS[name])
     return run(module.main, args)

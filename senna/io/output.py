@@ -24,6 +24,7 @@ from functools import lru_cache
 from operator import attrgetter
 
 from senna.document import Document, Sentence
+from senna.integrations.allennlp import write_allennlp
 from senna.tags import convert, tags_to_brackets
 from senna.tasks import DEFAULT_TASKS, TASKS
 from senna.text.invisible import INVISIBLE_CHARS, visible
@@ -31,7 +32,7 @@ from senna.text.invisible import INVISIBLE_CHARS, visible
 SCHEMES = ("iobes", "iob", "brackets")
 COLUMN_TASKS = tuple(t.name for t in TASKS.values() if not t.per_predicate)
 ROLE_TASKS = tuple(t.name for t in TASKS.values() if t.per_predicate)
-FORMATS = ("senna", "conll", "conllu", "json")
+FORMATS = ("senna", "conll", "conllu", "json", "allennlp")
 # What json.dumps(ensure_ascii=False) leaves raw but a terminal or a line splitter acts on:
 # line breaks (U+0085, U+2028, U+2029) and invisible characters (C1 controls, DEL, bidi
 # and zero-width characters); escaped as \uXXXX, so the parsed JSON is unchanged.
@@ -198,7 +199,8 @@ def write_json(doc: Document, opts: OutputOptions) -> str:
 
 
 WRITERS: dict[str, Callable[[Document, OutputOptions], str]] = {
-    "senna": write_senna, "conll": write_conll, "conllu": write_conllu, "json": write_json}
+    "senna": write_senna, "conll": write_conll, "conllu": write_conllu, "json": write_json,
+    "allennlp": write_allennlp}
 
 
 def format_document(doc: Document, fmt: str = "senna", opts: OutputOptions | None = None) -> str:

@@ -1,0 +1,176 @@
+"""spaCy pipeline component: `nlp.add_pipe("senna", config={"tasks": [...]})`.
+
+Registered through the `spacy_factories` entry point (pyproject.toml), so spaCy finds it
+without an import once `pip install '.[spacy]'` has run.  It tags spaCy's own tokens (no
+second tokenisation) sentence by sentence; a doc without sentence boundaries gets them from
+spaCy's rule-based `Sentencizer` first.  What it sets:
+
+- `token.tag_` (PTB tags) and `token.pos_` (Universal POS through `UPOS`), task `pos`;
+- `doc.ents` with CoNLL-2003 labels (PER, LOC, ORG, MISC), task `ner`;
+- `doc.spans["chunks"]` and `doc.spans["pt0"]` span groups, tasks `chunk` and `pt0`;
+- `doc._.srl`: a list of `Frame`s (predicate `Token`, argument `Span`s), task `srl`.
+
+Frames are stored as plain lists in `doc._.srl_data` (so `Doc.to_bytes`, `DocBin` with
+`store_user_data=True` and `nlp.pipe(n_process=...)`, which ships docs as bytes, keep them);
+`doc._.srl` builds the `Span` objects from that on access.  Whitespace tokens are not shown to
+the tagger; they get spaCy's `_SP` / `SPACE`.
+"""
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from spacy.language import Language
+from spacy.pipeline import Sentencizer
+from spacy.tokens import Doc, Span, SpanGroup, Token
+
+from senna import tasks
+from senna.integrations import view
+
+DEFAULT_TASKS = list(tasks.DEFAULT_TASKS)
+
+# PTB (EWT) tag -> Universal POS: the most frequent UPOS of each XPOS in UD English EWT
+# (tests/test_spacy.py checks this against the treebank when the data is there), with
+# VBZ -> VERB (EWT's majority AUX is "is", which `BE_FORMS` catches).
+UPOS = {
+    "$": "SYM", "''": "PUNCT", ",": "PUNCT", "-LRB-": "PUNCT", "-RRB-": "PUNCT",
+    ".": "PUNCT", ":": "PUNCT", "ADD": "PROPN", "AFX": "ADJ", "CC": "CCONJ", "CD": "NUM",
+    "DT": "DET", "EX": "PRON", "FW": "X", "GW": "X", "HYPH": "PUNCT", "IN": "ADP",
+    "JJ": "ADJ", "JJR": "ADJ", "JJS": "ADJ", "LS": "NUM", "MD": "AUX", "NFP": "PUNCT",
+    "NN": "NOUN", "NNP": "PROPN", "NNPS": "PROPN", "NNS": "NOUN", "PDT": "DET",
+    "POS": "PART", "PRP": "PRON", "PRP$": "PRON", "RB": "ADV", "RBR": "ADV", "RBS": "ADV",
+    "RP": "ADP", "SYM": "SYM", "TO": "PART", "UH": "INTJ", "VB": "VERB", "VBD": "VERB",
+    "VBG": "VERB", "VBN": "VERB", "VBP": "VERB", "VBZ": "VERB", "WDT": "PRON", "WP": "PRON",
+    "WP$": "PRON", "WRB": "ADV", "XX": "X", "``": "PUNCT",
+}
+# UD English tags every form of "be" AUX, copula or auxiliary.
+BE_FORMS = frozenset({"be", "is", "are", "was", "were", "been", "being", "am", "'s", "'re",
+                      "'m", "s", "re", "m", "isn", "aren", "wasn", "weren", "ai"})
+
+
+def upos(tag: str, word: str) -> str:
+    """Universal POS of a PTB-tagged word."""
+    if tag.startswith("VB") and word.lower() in BE_FORMS:
+        return "AUX"
+    return UPOS.get(tag, "X")
+
+
+@dataclass
+class Frame:
+    """One predicate and its arguments (the predicate's own `V` span left out)."""
+
+    predicate: Token
+    arguments: list[Span]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{a.label_}: {a.text!r}" for a in self.arguments)
+        return f"Frame({self.predicate.text!r}: {args})"
+
+
+def _frames(doc: Doc) -> list[Frame]:
+    return [Frame(doc[p], [Span(doc, s, e, label=label) for label, s, e in args])
+            for p, args in (doc._.srl_data or [])]
+
+
+if not Doc.has_extension("srl_data"):
+    Doc.set_extension("srl_data", default=None)
+if not Doc.has_extension("srl"):
+    Doc.set_extension("srl", getter=_frames)
+
+
+class SennaComponent:
+    """Tags docs with a loaded `senna.Tagger`; see the module docstring for what it sets."""
+
+    def __init__(self, nlp: Language, name: str, tasks: list[str],
+                 model_dir: str | None = None, batch_size: int = 256,
+                 chunk_key: str = "chunks", pt0_key: str = "pt0"):
+        import senna
+
+        self.name = name
+        self.args = (tasks, model_dir, batch_size, chunk_key, pt0_key)
+        self.tagger = senna.load(model_dir, tasks)
+        self.tasks = set(self.tagger.tasks)
+        self.batch_size = batch_size
+        self.chunk_key, self.pt0_key = chunk_key, pt0_key
+        self.sentencizer = Sentencizer()
+
+    def __reduce__(self):
+        """Pickled (spaCy's spawn-based multiprocessing) as its settings; models reload."""
+        return _rebuild, (self.name, self.args)
+
+    def __call__(self, doc: Doc) -> Doc:
+        return next(self.pipe([doc]))
+
+    def pipe(self, docs: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
+        """Tag `batch_size` docs per tagger call (spaCy passes nlp.pipe's batch size)."""
+        batch: list[Doc] = []
+        for doc in docs:
+            batch.append(doc)
+            if len(batch) >= batch_size:
+                yield from self._tag(batch)
+                batch = []
+        if batch:
+            yield from self._tag(batch)
+
+    def _tag(self, docs: list[Doc]) -> list[Doc]:
+        """Every sentence of every doc in one tagger pass, then annotations doc by doc."""
+        todo = []   # (doc, [doc token index of each tagged word]) per sentence
+        for doc in docs:
+            if not doc.has_annotation("SENT_START"):
+                self.sentencizer(doc)
+            for sent in doc.sents:
+                index = [t.i for t in sent if not t.is_space]
+                if index:
+                    todo.append((doc, index))
+        tagged = self.tagger.pipe([[doc[i].text for i in index] for doc, index in todo],
+                                  batch_size=self.batch_size)
+        results: dict[int, list] = {id(doc): [] for doc in docs}
+        for (doc, index), tdoc in zip(todo, tagged, strict=True):
+            results[id(doc)].append((index, tdoc.sentences[0]))
+        for doc in docs:
+            self._annotate(doc, results[id(doc)])
+        return docs
+
+    def _annotate(self, doc: Doc, sents: list) -> None:
+        ents, chunks, pt0, frames = [], [], [], []
+        for index, sent in sents:
+            def span(label: str, start: int, end: int, index=index) -> Span:
+                return Span(doc, index[start], index[end - 1] + 1, label=label)
+
+            if "pos" in self.tasks:
+                for i, tag in zip(index, view.tags(sent, "pos") or [], strict=True):
+                    doc[i].tag_ = tag
+                    doc[i].pos_ = upos(tag, doc[i].text)
+            ents += [span(*s) for s in view.spans(sent, "ner")]
+            chunks += [span(*s) for s in view.spans(sent, "chunk")]
+            pt0 += [span(*s) for s in view.spans(sent, "pt0")]
+            for p, role_tags in view.frames(sent):
+                args = [[label, index[s], index[e - 1] + 1]
+                        for label, s, e in view.arguments(role_tags) if label != "V"]
+                frames.append([index[p], args])
+        if "pos" in self.tasks:
+            for tok in doc:
+                if tok.is_space:
+                    tok.tag_, tok.pos_ = "_SP", "SPACE"
+        if "ner" in self.tasks:
+            doc.set_ents(ents, default="outside")   # replaces any earlier component's
+        if "chunk" in self.tasks:
+            doc.spans[self.chunk_key] = SpanGroup(doc, name=self.chunk_key, spans=chunks)
+        if "pt0" in self.tasks:
+            doc.spans[self.pt0_key] = SpanGroup(doc, name=self.pt0_key, spans=pt0)
+        if "srl" in self.tasks:
+            doc._.srl_data = frames
+
+
+def _rebuild(name: str, args: tuple) -> SennaComponent:
+    return SennaComponent(None, name, *args)   # type: ignore[arg-type]
+
+
+@Language.factory(
+    "senna",
+    default_config={"tasks": DEFAULT_TASKS, "model_dir": None, "batch_size": 256,
+                    "chunk_key": "chunks", "pt0_key": "pt0"},
+)
+def make_senna(nlp: Language, name: str, tasks: list[str], model_dir: str | None,
+               batch_size: int, chunk_key: str, pt0_key: str) -> SennaComponent:
+    """The `senna` factory (spaCy validates the config against these annotations)."""
+    return SennaComponent(nlp, name, tasks, model_dir, batch_size, chunk_key, pt0_key)

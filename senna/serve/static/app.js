@@ -1,0 +1,107 @@
+// The page: POST the text to /tag and draw each sentence as a grid, one column per token:
+// words, POS tags, then chunk / entity / PT0 spans and one row per predicate's frame.
+"use strict";
+
+const TASKS = [["pos", "POS"], ["chunk", "Chunks"], ["ner", "Entities"], ["pt0", "PT0"],
+               ["srl", "Roles"]];
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function place(node, row, start, end) {
+  // grid column 1 holds the row names; token i is column i + 2
+  node.style.gridRow = String(row);
+  node.style.gridColumn = `${start + 2} / ${end + 2}`;
+  return node;
+}
+
+function spanRow(grid, row, name, spans, words, cls) {
+  const head = place(el("div", "rowname", name), row, -1, 0);
+  grid.append(head);
+  for (const [label, start, end] of spans) {
+    const box = el("div", `span ${cls(label)}`, label);
+    box.title = `${label}: ${words.slice(start, end).join(" ")}`;
+    box.dataset.label = label;
+    box.dataset.text = words.slice(start, end).join(" ");
+    grid.append(place(box, row, start, end));
+  }
+  return head;
+}
+
+function roleClass(label) {
+  const core = label.replace(/^[CR]-/, "");
+  return "role-" + (core.startsWith("ARGM") ? "ARGM" : core);
+}
+
+function drawSentence(sent) {
+  const words = sent.tokens.map((t) => t.text);
+  const grid = el("section", "sentence");
+  grid.style.gridTemplateColumns = `max-content repeat(${words.length}, max-content)`;
+  let row = 1;
+  grid.append(place(el("div", "rowname", "Token"), row, -1, 0));
+  words.forEach((w, i) => grid.append(place(el("div", "word", w), row, i, i + 1)));
+  row += 1;
+  if (sent.tokens.length && sent.tokens[0].pos !== undefined) {
+    grid.append(place(el("div", "rowname", "POS"), row, -1, 0));
+    sent.tokens.forEach((t, i) => grid.append(place(el("div", "tag pos", t.pos), row, i, i + 1)));
+    row += 1;
+  }
+  if (sent.chunks) spanRow(grid, row++, "Chunk", sent.chunks, words, (l) => `chunk label-${l}`);
+  if (sent.entities) {
+    spanRow(grid, row++, "Entity", sent.entities, words, (l) => `entity label-${l}`);
+  }
+  if (sent.pt0) spanRow(grid, row++, "PT0", sent.pt0, words, (l) => `pt0 label-${l}`);
+  for (const frame of sent.frames || []) {
+    const head = spanRow(grid, row++, frame.verb, frame.arguments, words,
+                         (l) => `role ${roleClass(l)}`);
+    head.classList.add("pred");
+    head.title = `predicate ${frame.predicate + 1}: ${frame.verb}`;
+  }
+  return grid;
+}
+
+async function tag(event) {
+  event.preventDefault();
+  const status = document.getElementById("status");
+  const result = document.getElementById("result");
+  const tasks = [...document.querySelectorAll("#tasks input:checked")].map((i) => i.value);
+  status.className = "";
+  status.textContent = "tagging…";
+  try {
+    const reply = await fetch("/tag", {
+      method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({text: document.getElementById("text").value, tasks}),
+    });
+    const data = await reply.json();
+    if (!reply.ok) throw new Error(data.error || reply.statusText);
+    result.replaceChildren(...data.sentences.map(drawSentence));
+    const n = data.sentences.reduce((a, s) => a + s.tokens.length, 0);
+    status.textContent = `${data.sentences.length} sentence(s), ${n} tokens`;
+  } catch (err) {
+    status.className = "error";
+    status.textContent = `error: ${err.message}`;
+  }
+}
+
+async function init() {
+  const served = (await (await fetch("/health")).json()).tasks;
+  const box = document.getElementById("tasks");
+  for (const [task, name] of TASKS) {
+    if (!served.includes(task)) continue;
+    const label = el("label");
+    const input = el("input");
+    input.type = "checkbox";
+    input.id = `task-${task}`;
+    input.checked = true;
+    input.value = task;
+    label.append(input, ` ${name}`);
+    box.append(label);
+  }
+  document.getElementById("form").addEventListener("submit", tag);
+}
+
+init();
