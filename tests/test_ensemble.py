@@ -36,7 +36,8 @@ def ensemble(tmp_path_factory) -> Path:
 @pytest.mark.slow
 def test_ensemble_directory_and_scores(ensemble):
     spec = json.loads((ensemble / "ensemble.json").read_text())
-    assert spec["members"] == ["seed-1", "seed-2", "seed-3"] and spec["combine"] == "joined"
+    assert spec["members"] == ["seed-1", "seed-2", "seed-3"] and spec["joined"] == "joined.npz"
+    assert spec["combine"] == ("joined" if spec["dev"]["joined"] > spec["dev"]["vote"] else "vote")
     assert set(spec["dev"]) == {"seed-1", "seed-2", "seed-3", "vote", "joined"}
     w = [load_model(ensemble / m).weights["l1.weight"] for m in spec["members"]]
     assert not np.array_equal(w[0], w[1])          # different seeds, different networks
@@ -55,7 +56,7 @@ def test_joined_runtime_equals_training(ensemble):
     with torch.no_grad():
         joiner.join.weight.copy_(torch.from_numpy(weights["join.weight"]))
         joiner.join.bias.copy_(torch.from_numpy(weights["join.bias"]))
-    runtime = EnsembleModel.load(ensemble)
+    runtime = EnsembleModel.load(ensemble, "joined")
     sents = read_dataset(FIX / "ner_small.conll", "conll2003")[:6]
     examples = make_examples(get_task("ner"), sents, saved[0].featurizer)
     b = next(batches(examples, 6, None))

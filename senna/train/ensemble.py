@@ -23,7 +23,6 @@ from tqdm import tqdm
 from senna.datasets import load_splits
 from senna.io.checkpoint import load_model
 from senna.nn.criterion import SentenceLikelihood
-from senna.nn.init import fan_in_init
 from senna.nn.networks import WindowNet
 from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel
 from senna.runtime.model import TaskModel
@@ -36,14 +35,24 @@ from senna.train.loop import network_from_saved, optimizer, train
 
 
 class Joiner(torch.nn.Module):
-    """A linear layer on the members' concatenated hidden layers, and its criterion."""
+    """A linear layer on the members' concatenated hidden layers, and its criterion.
+
+    It starts as the average of the members' output layers (and transition scores), i.e.
+    from the ensemble that averages the members' scores, and training refines it: from
+    random weights a few epochs left it below the members."""
 
     def __init__(self, members: list[WindowNet], n_tags: int):
         super().__init__()
         self.members = members   # frozen; a plain list, so not parameters of the joiner
         self.join = torch.nn.Linear(sum(m.cfg.hidden for m in members), n_tags)
         self.criterion = SentenceLikelihood(n_tags)
-        fan_in_init(self.join)
+        with torch.no_grad():
+            self.join.weight.copy_(torch.cat([m.l2.weight for m in members], 1) / len(members))
+            self.join.bias.copy_(torch.stack([m.l2.bias for m in members]).mean(0))
+            if all(isinstance(m.criterion, SentenceLikelihood) for m in members):
+                for name in ("transitions", "start"):
+                    getattr(self.criterion, name).copy_(torch.stack(
+                        [getattr(m.criterion, name) for m in members]).mean(0))
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         with torch.no_grad():
@@ -76,7 +85,9 @@ def train_ensemble(cfg: TrainConfig, seeds: list[int], joined_epochs: int = 0) -
     scores["vote"] = score(EnsembleModel(members, "vote"), task, dev)
     if joined_epochs:
         scores["joined"] = train_joiner(cfg, out, names, joined_epochs, members)
-        spec.update(combine="joined", joined="joined.npz")
+        spec["joined"] = "joined.npz"
+        if scores["joined"] > scores["vote"]:   # the tagger uses the better on dev
+            spec["combine"] = "joined"
     spec["dev"] = scores
     (out / ENSEMBLE_FILE).write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
     return spec
