@@ -7,14 +7,26 @@ id 1 always stands for anything unseen.  Saved as plain text, one entry per line
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+import weakref
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from senna.text.normalize import PADDING, RARE
+
+_IDS: list[int] = []   # one int object per id, shared by every Vocab's index
+
+
+def _ids(n: int) -> list[int]:
+    """At least n ids 0, 1, ...: the index dicts of several 100k-word vocabularies then hold
+    the same int objects instead of 100k new ones each (2.8 MB apiece)."""
+    if len(_IDS) < n:
+        _IDS.extend(range(len(_IDS), n))
+    return _IDS
 
 
 class Vocab:
@@ -23,7 +35,8 @@ class Vocab:
     def __init__(self, entries: Sequence[str]):
         items = [PADDING, RARE] + [e for e in entries if e not in (PADDING, RARE)]
         self.items: list[str] = list(dict.fromkeys(items))
-        self.index: dict[str, int] = {s: i for i, s in enumerate(self.items)}
+        n = len(self.items)
+        self.index: dict[str, int] = dict(zip(self.items, _ids(n)[:n], strict=True))
 
     pad_id = 0
     unk_id = 1
@@ -65,15 +78,28 @@ class Vocab:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Vocab:
-        with open(path, encoding="utf-8") as f:
-            items = f.read().split("\n")
+        """Files with the same content give the same (immutable) Vocab while one is in use:
+        taggers trained from one dictionary (the shipped POS, PT0 and SRL models) then
+        share it, its index and the time to build it."""
+        with open(path, "rb") as f:
+            data = f.read()
+        key = hashlib.blake2b(data, digest_size=16).digest()
+        vocab = _LOADED.get(key)
+        if vocab is not None:
+            return vocab
+        items = data.decode("utf-8").split("\n")
         if items and items[-1] == "":
             items.pop()
         if items[:2] != [PADDING, RARE]:
             raise ValueError(f"{path}: a vocabulary must start with {PADDING}, {RARE}")
         # interned: the taggers' 100k-word dictionaries mostly hold the same words (those of
         # the shared embeddings), so they share one copy of each string in memory
-        return cls(list(map(sys.intern, items)))
+        vocab = cls(list(map(sys.intern, items)))
+        _LOADED[key] = vocab
+        return vocab
+
+
+_LOADED: weakref.WeakValueDictionary[bytes, Vocab] = weakref.WeakValueDictionary()
 
 
 class TagSet:

@@ -152,6 +152,7 @@ class Decoder:
         group = np.where(wide, np.where(prev, 1, 0), np.where(prev, 2, 3))
         self.order = np.argsort(group, kind="stable")
         o = self.order
+        self.identity = bool((o == np.arange(k)).all())
         trans, allowed = trans[np.ix_(o, o)].astype(self.dtype), allowed[np.ix_(o, o)]
         self.start, self.end = begin[o], (None if np.all(end == 0) else end[o])
         self.n_wide = j1 = int(wide.sum())
@@ -227,8 +228,16 @@ class Decoder:
         first = np.concatenate([[0], np.cumsum(running)])     # row of position i's block
         where = np.repeat(np.arange(t), running)              # position of each block row
         rows = starts[order][np.arange(len(where)) - first[where]] + where
-        emissions = np.take(emissions[rows], self.order, axis=1)
-        score = (self.start + emissions[: running[0]]).astype(
+        emissions = emissions[rows]
+        buf = None if self.identity else np.empty((running[0], k), dtype=emissions.dtype)
+
+        def column_order(block: np.ndarray) -> np.ndarray:
+            """Emission rows in the internal tag order (one row buffer, not a copy of all)."""
+            if buf is None:
+                return block
+            return np.take(block, self.order, axis=1, out=buf[: len(block)])
+
+        score = (self.start + column_order(emissions[: running[0]])).astype(
             np.result_type(emissions, self.dtype))
         back = np.empty((len(rows), k), dtype=np.min_scalar_type(max(k - 1, 0)))
         done = b                                              # sentences before it still run
@@ -238,7 +247,7 @@ class Decoder:
                 score[n:done] += self.end                     # sentences that just ended
             done = n
             best, back[lo : lo + n] = self.step(score[:n])
-            score[:n] = best + emissions[lo : lo + n]
+            score[:n] = best + column_order(emissions[lo : lo + n])
         if self.end is not None:
             score[:done] += self.end
         tags = np.empty(len(rows), dtype=np.intp)

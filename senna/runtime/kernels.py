@@ -7,7 +7,7 @@ product serves a whole batch of sentences.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -74,46 +74,53 @@ def distinct_rows(ids: np.ndarray, sizes: Sequence[int]) -> tuple[np.ndarray, np
     return rows, inverse.reshape(-1)
 
 
-BLOCK = 256    # words per block of the window approach's hidden layer (stays in cache)
-CHUNK = 16384   # words sharing one projection of their distinct feature tuples
+BLOCK = 256    # words per block of a window layer's output (stays in cache)
+CHUNK = 8192   # words sharing one projection of their distinct feature tuples
 
 
-def window_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
-                  cfg: NetConfig) -> np.ndarray:
-    """Window approach: ids [sum T, F] of sentences laid end to end -> emissions [sum T, K].
+def window_layer(ids: np.ndarray, lengths: Sequence[int], w: Weights, cfg: NetConfig,
+                 weight: np.ndarray, bias: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """A linear layer over each word's window of embeddings (weight [H, window * D], the
+    layout of `window_inputs`), for sentences ids [sum T, F] laid end to end -> blocks
+    (first word, pre-activations [n, H]) in order.
 
-    The first layer is linear in the window's word vectors, so it is the sum over window
-    positions k of W1_k x(word at k).  Words repeat (a batch of 15,000 words has about
+    The layer is linear in the window's word vectors, so it is the sum over window
+    positions k of W_k x(word at k).  Words repeat (a batch of 15,000 words has about
     3,500 distinct feature tuples), so each distinct tuple is projected once per window
-    position and each word's hidden vector is the sum of `window` gathered rows: a
-    quarter of the multiply-adds of one product per word.  Same value up to float
-    rounding (within 1e-5 of training).  Chunks of CHUNK words (any sentence length)
-    bound the memory.
+    position and each word's vector is the sum of `window` gathered rows: a quarter of
+    the multiply-adds of one product per word, and no [words, window * D] input.  Same
+    value up to float rounding (within 1e-5 of training).  Chunks of CHUNK words (any
+    sentence length) bound the memory.
     """
-    k_out = len(w["l2.bias"])
-    out = np.empty((len(ids), k_out), dtype=np.float32)
-    if not len(ids):
-        return out
-    half, win, n_hidden = cfg.window // 2, cfg.window, len(w["l1.bias"])
+    half, win, n_out = cfg.window // 2, cfg.window, len(bias)
     flat, pos = _flat(ids, lengths, half)
-    l1 = w["l1.weight"].reshape(n_hidden, win, -1).transpose(2, 1, 0).reshape(-1, win * n_hidden)
-    l2 = w["l2.weight"].T
+    parts_w = [np.ascontiguousarray(part.T) for part in weight.reshape(n_out, win, -1)
+               .transpose(1, 0, 2)]                                       # win x [D, H]
     for c0 in range(0, len(ids), CHUNK):
+        c1 = min(c0 + CHUNK, len(ids))
         first = pos[c0] - half                    # flat rows of the chunk and its context
-        uniq, inverse = distinct_rows(flat[first : pos[min(c0 + CHUNK, len(ids)) - 1] + half + 1],
-                                      cfg.vocab_sizes)
-        proj = embed(uniq, w, len(cfg.dims)) @ l1                         # [U, win * H]
-        parts = [np.ascontiguousarray(proj[:, k * n_hidden : (k + 1) * n_hidden])
-                 for k in range(win)]
-        for lo in range(c0, min(c0 + CHUNK, len(ids)), BLOCK):
-            at = pos[lo : min(lo + BLOCK, c0 + CHUNK)] - first
+        uniq, inverse = distinct_rows(flat[first : pos[c1 - 1] + half + 1], cfg.vocab_sizes)
+        x = embed(uniq, w, len(cfg.dims))                                 # [U, D]
+        parts = [x @ part for part in parts_w]                            # win x [U, H]
+        for lo in range(c0, c1, BLOCK):
+            at = pos[lo : min(lo + BLOCK, c1)] - first
             h = np.take(parts[0], inverse[at - half], axis=0)
             tmp = np.empty_like(h)
             for k in range(1, win):
                 np.take(parts[k], inverse[at + k - half], axis=0, out=tmp)
                 h += tmp
-            h += w["l1.bias"]
-            np.matmul(hardtanh(h), l2, out=out[lo : lo + len(at)])
+            h += bias
+            yield lo, h
+
+
+def window_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
+                  cfg: NetConfig) -> np.ndarray:
+    """Window approach: ids [sum T, F] of sentences laid end to end -> emissions [sum T, K]:
+    `window_layer`, HardTanh and the output layer, block by block."""
+    out = np.empty((len(ids), len(w["l2.bias"])), dtype=np.float32)
+    l2 = w["l2.weight"].T
+    for lo, h in window_layer(ids, lengths, w, cfg, w["l1.weight"], w["l1.bias"]):
+        np.matmul(hardtanh(h), l2, out=out[lo : lo + len(h)])
     out += w["l2.bias"]
     return out
 
@@ -192,7 +199,7 @@ def max_over_time(b: np.ndarray, g_w: np.ndarray, reach: int) -> np.ndarray:
 def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], w: Weights,
                 cfg: NetConfig, tables: tuple | None = None,
                 windows: Sequence[Sequence[tuple[int, int]]] | None = None,
-                rows: int = 4096) -> np.ndarray:
+                rows: int = 1024) -> np.ndarray:
     """Sentence approach for sentences ids [T_s, F], their predicates and each predicate's
     window [lo, hi) of positions (default: the whole sentence) -> scores [sum P_s, N, K],
     one row per predicate (sentence after sentence), N the longest window; row j of a
@@ -207,9 +214,10 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
     reach = cfg.max_dist + cfg.window // 2
     w_x, g_w, g_p = tables or sentence_tables(w, cfg)
     lengths = np.array([len(x) for x in ids], dtype=np.intp)
-    a = window_inputs(np.concatenate(ids), lengths, w, cfg) @ w_x.T
-    a += w["conv.bias"]
-    a = np.concatenate([a, np.full((1, a.shape[1]), -np.inf, dtype=a.dtype)])  # [-1]: none
+    a = np.empty((int(lengths.sum()) + 1, len(w_x)), dtype=np.float32)
+    a[-1] = -np.inf                                                       # [-1]: no word
+    for lo, block in window_layer(np.concatenate(ids), lengths, w, cfg, w_x, w["conv.bias"]):
+        a[lo : lo + len(block)] = block
     start = np.cumsum(lengths) - lengths
     owner = np.repeat(np.arange(len(ids)), [len(p) for p in predicates])   # sentence of row
     pred = np.array([p for ps in predicates for p in ps], dtype=np.intp)

@@ -27,6 +27,7 @@ ALIASES = {"chk": "chunk"}
 
 Columns = dict[str, list[str]]
 PIECE = 512   # SRL on long sentences: predicates of this many words share one network pass
+SRL_CELLS = 4096  # SRL rows x words per network pass: bounds its memory (about 10 MB)
 
 
 def _slice(columns: Columns, start: int, end: int, length: int) -> Columns:
@@ -89,7 +90,7 @@ class Pipeline:
 
     def __init__(self, model_dir: str | Path | None = None,
                  tasks: str | Sequence[str] = DEFAULT_TASKS,
-                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = 16384):
+                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = 8192):
         self.root = Path(model_dir) if model_dir is not None else default_model_dir()
         self.tasks = normalize_tasks(tasks)
         if not self.tasks:
@@ -186,7 +187,7 @@ class Pipeline:
     def roles(self, words: list[list[str]], columns: list[Columns],
               predicates: list[list[int]]) -> list[dict[int, list[str]]]:
         """Per sentence, predicate index -> IOBES role tags.  Predicates of all sentences are
-        taken together, in buckets of similar row length of at most `max_tokens` cells
+        taken together, in buckets of similar row length of at most SRL_CELLS cells
         (predicates x words): the network and Viterbi then share each operation across
         sentences instead of paying its fixed cost per predicate.
 
@@ -209,7 +210,7 @@ class Pipeline:
                 rows += [(len(units) - 1, p, lo, hi) for p, (lo, hi) in zip(group, bounds,
                                                                              strict=True)]
         out: list[dict[int, list[str]]] = [{} for _ in words]
-        for bucket in length_buckets([hi - lo for _, _, lo, hi in rows], self.max_tokens):
+        for bucket in length_buckets([hi - lo for _, _, lo, hi in rows], SRL_CELLS):
             chosen: dict[int, list[tuple[int, int, int]]] = {}
             for j in sorted(bucket):
                 chosen.setdefault(rows[j][0], []).append(rows[j][1:])
