@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
-from senna.tags import tags_to_spans
+from senna.tags import RoleTags, tags_to_spans
 
 TOKEN_TASKS = ("pos", "chunk", "ner", "pt0")
 
@@ -111,5 +111,5 @@ def build_sentence(tokens: list[Token], columns: Mapping[str, Sequence[str]],
         sent.entities = spans(tokens, columns["ner"], source)
     for p, tags in sorted((roles or {}).items()):
         sent.predicates.append(Predicate(p, tokens[p].text, spans(tokens, tags, source),
-                                         list(tags)))
+                                         tags if isinstance(tags, RoleTags) else list(tags)))
     return sent

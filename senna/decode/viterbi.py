@@ -107,6 +107,8 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
 
 
 NARROW = 4  # targets with at most this many allowed previous tags: plain max over those
+DENSE_CELLS = 1 << 15  # batch x K x K up to which a step is done in full
+LONG, PIECE, MARGIN = 1024, 256, 32  # sentences decoded in pieces; see Decoder.decode_flat
 
 
 class Decoder:
@@ -169,11 +171,17 @@ class Decoder:
             if len(p):                                        # repeats change nothing
                 self.cand[:, c] = np.concatenate([p, np.repeat(p[-1:], width - len(p))])
                 self.gain[:, c] = trans[self.cand[:, c], j1 + c]
+        self.full = np.where(allowed, trans, -np.inf).astype(self.dtype)
 
     def step(self, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """best[b, j] = max over allowed i of score[b, i] + transitions[i, j] and its first
-        argmax i (internal order)."""
+        argmax i (internal order).  A few sentences (one long sentence decoded alone) take
+        the full step over the -inf matrix: three calls instead of the pruned step's
+        twenty, whose fixed cost would then dominate."""
         j1 = self.n_wide
+        if len(score) * self.k * self.k <= DENSE_CELLS:
+            cand = score[:, :, None] + self.full
+            return cand.max(1), cand.argmax(1)
         if j1 == self.k:
             return _step(score[:, self.u0 : self.u1], self.sub, self.dom, self.slack, self.eps)
         best = np.empty_like(score)
@@ -207,22 +215,77 @@ class Decoder:
         (default: laid end to end) -> best tag of each row [N] (rows outside every
         sentence: 0).
 
+        Sentences longer than LONG words are decoded in overlapping pieces (PIECE words and
+        MARGIN more on each side), batched with the others: a step of one sentence alone
+        costs as much as a step of hundreds, so a long sentence decoded whole would cost a
+        hundred times more per word.  Two neighbouring pieces are joined at a word of
+        their overlap on whose tag they agree (the nearest to the middle), so the joined
+        path is valid; far from their ends both pieces follow the whole sentence's best
+        path (Viterbi paths converge within a few words).  If two pieces agree nowhere in
+        their overlap, that sentence is decoded whole.
+        """
+        lengths = np.asarray(lengths, dtype=np.intp)
+        starts = np.cumsum(lengths) - lengths if starts is None else np.asarray(starts)
+        out = np.zeros(len(emissions), dtype=np.intp)
+        if self.plain:
+            return emissions.argmax(1) if len(emissions) else out
+        plan = []                                   # (sentence, [(lo, hi) of its pieces])
+        piece_starts, piece_lengths = [], []
+        for s0, n in zip(starts.tolist(), lengths.tolist(), strict=True):
+            cuts = [(0, n)] if n <= LONG else [
+                (max(0, c - MARGIN), min(n, c + PIECE + MARGIN)) for c in range(0, n, PIECE)]
+            plan.append(cuts)
+            piece_starts += [s0 + lo for lo, _ in cuts]
+            piece_lengths += [hi - lo for lo, hi in cuts]
+        piece_lengths_a = np.array(piece_lengths, dtype=np.intp)
+        paths = self._paths(emissions, piece_lengths_a, np.array(piece_starts, dtype=np.intp))
+        ends = np.cumsum(piece_lengths_a).tolist()
+        k = 0
+        for j, cuts in enumerate(plan):
+            pieces = [paths[ends[k + m] - hi + lo : ends[k + m]] for m, (lo, hi) in
+                      enumerate(cuts)]
+            k += len(cuts)
+            s0, n = int(starts[j]), int(lengths[j])
+            joined = pieces[0] if len(cuts) == 1 else self._join(cuts, pieces)
+            if joined is None:                      # pieces never agreed: decode it whole
+                joined = self._paths(emissions, lengths[j : j + 1], starts[j : j + 1])
+            out[s0 : s0 + n] = joined
+        return out
+
+    @staticmethod
+    def _join(cuts: list[tuple[int, int]], pieces: list[np.ndarray]) -> np.ndarray | None:
+        """Overlapping pieces' paths -> one path, cut between two pieces at a word of their
+        overlap where both have the same tag (the nearest to the overlap's middle); None if
+        some overlap has no such word."""
+        parts, done = [], 0                         # words [0, done) are decided
+        for (lo, _), (nlo, _), path, nxt in zip(cuts[:-1], cuts[1:], pieces[:-1], pieces[1:],
+                                                strict=True):
+            hi = lo + len(path)
+            same = np.flatnonzero(path[nlo - lo :] == nxt[: hi - nlo]) + nlo
+            same = same[same >= done]
+            if not len(same):
+                return None
+            q = int(same[np.argmin(np.abs(same - (nlo + hi) // 2))])
+            parts.append(path[done - lo : q + 1 - lo])
+            done = q + 1
+        parts.append(pieces[-1][done - cuts[-1][0] :])
+        return np.concatenate(parts)
+
+    def _paths(self, emissions: np.ndarray, lengths: np.ndarray, starts: np.ndarray
+               ) -> np.ndarray:
+        """emissions [N, K] holding sentence j at rows starts[j] .. starts[j] + lengths[j]
+        -> the best paths laid end to end in sentence order [sum lengths].
+
         Batched over sentences: one max-plus step per position for all of them.  The
         sentences are taken longest first and their rows regrouped by position, so those
         still running at a position are a prefix of the batch: no padding, and one call
         decodes sentences of any mix of lengths.  Each step keeps its back-pointers
         ([N, K] in all, uint8), and one vectorised traceback recovers every path.
         """
-        lengths = np.asarray(lengths, dtype=np.intp)
-        if starts is None:
-            starts = np.cumsum(lengths) - lengths
-        out = np.zeros(len(emissions), dtype=np.intp)
-        if self.plain:
-            return emissions.argmax(1) if len(emissions) else out
         b, k = len(lengths), self.k
         t = int(lengths.max(initial=0))
         if t == 0:
-            return out
+            return np.zeros(0, dtype=np.intp)
         order = np.argsort(-lengths, kind="stable")
         running = np.searchsorted(-lengths[order], -np.arange(t), side="left")  # length > i
         first = np.concatenate([[0], np.cumsum(running)])     # row of position i's block
@@ -257,7 +320,9 @@ class Decoder:
             tags[lo : lo + n] = cur[:n]
             if i:
                 cur[:n] = back[lo : lo + n][np.arange(n), cur[:n]]
-        out[rows] = self.order[tags]
+        dest = (np.cumsum(lengths) - lengths)[order][np.arange(len(where)) - first[where]]
+        out = np.empty(len(rows), dtype=np.intp)
+        out[dest + where] = self.order[tags]
         return out
 
 

@@ -75,7 +75,7 @@ def distinct_rows(ids: np.ndarray, sizes: Sequence[int]) -> tuple[np.ndarray, np
 
 
 BLOCK = 256    # words per block of a window layer's output (stays in cache)
-CHUNK = 8192   # words sharing one projection of their distinct feature tuples
+CHUNK = 4096   # words sharing one projection of their distinct feature tuples
 
 
 def window_layer(ids: np.ndarray, lengths: Sequence[int], w: Weights, cfg: NetConfig,
@@ -96,12 +96,14 @@ def window_layer(ids: np.ndarray, lengths: Sequence[int], w: Weights, cfg: NetCo
     flat, pos = _flat(ids, lengths, half)
     parts_w = [np.ascontiguousarray(part.T) for part in weight.reshape(n_out, win, -1)
                .transpose(1, 0, 2)]                                       # win x [D, H]
+    parts: list[np.ndarray] = []
     for c0 in range(0, len(ids), CHUNK):
         c1 = min(c0 + CHUNK, len(ids))
+        parts.clear()                             # the last chunk's, before the new ones
         first = pos[c0] - half                    # flat rows of the chunk and its context
         uniq, inverse = distinct_rows(flat[first : pos[c1 - 1] + half + 1], cfg.vocab_sizes)
         x = embed(uniq, w, len(cfg.dims))                                 # [U, D]
-        parts = [x @ part for part in parts_w]                            # win x [U, H]
+        parts += [x @ part for part in parts_w]                           # win x [U, H]
         for lo in range(c0, c1, BLOCK):
             at = pos[lo : min(lo + BLOCK, c1)] - first
             h = np.take(parts[0], inverse[at - half], axis=0)

@@ -17,14 +17,15 @@ from senna.vocab import TagSet
 # SRL on long sentences.  A predicate's row costs time in proportion to the words it
 # covers, and a sentence has predicates in proportion to its words, so rows over whole
 # sentences make SRL quadratic in sentence length.  Sentences of up to SRL_EXACT words keep
-# them (every sentence of the EWT dev set and 99.96% of the training set: results there
-# are those of training); in longer ones a predicate's row covers the words at most
-# SRL_RADIUS away (the max over time too), and the others get O.  SRL_RADIUS: 30 words
-# hold 99.2% of the training set's arguments whole (546 of 67,731 reach further; on the
-# dev set 31 of 7,921), and 30 is also where the distance features stop changing
-# (max_dist); bench/scaling.py shows the cost per word then stays that of short sentences.
+# them (every sentence of the EWT dev set and all but 2 of the 12,539 training sentences:
+# results there are those of training).  In longer ones a predicate's row covers the words
+# at most SRL_RADIUS away (the max over time too) and the others get O.  SRL_RADIUS = 20
+# holds 97.2% of the training set's arguments whole (1,929 of 67,731 reach further; dev:
+# 152 of 7,921); the max over time costs the square of the row's length, and 20 is what
+# keeps a long sentence's cost per word within twice that of the same words as ordinary
+# sentences (bench/scaling.py; 30 words would cost 2.4 times).
 SRL_EXACT = 128
-SRL_RADIUS = 30
+SRL_RADIUS = 20
 
 
 def model_decoder(saved: SavedModel) -> Decoder:

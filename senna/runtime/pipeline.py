@@ -20,6 +20,7 @@ from pathlib import Path
 from senna.document import Sentence, Token, build_sentence
 from senna.io.checkpoint import ModelError
 from senna.runtime.model import SRL_EXACT, TaskModel
+from senna.tags import RoleTags
 
 TASK_ORDER = ("pos", "chunk", "ner", "pt0", "srl")
 DEFAULT_TASKS = ("pos", "chunk", "ner", "srl")
@@ -149,7 +150,7 @@ class Pipeline:
                 for col, tags in zip(columns, self._window_tags(task, words, columns),
                                      strict=True):
                     col[task] = tags
-        roles: list[dict[int, list[str]]] = [{} for _ in words]
+        roles: list[dict[int, Sequence[str]]] = [{} for _ in words]
         if "srl" in self.models:
             roles = self.roles(words, columns, self.choose_predicates(words, columns, predicates))
         return columns, roles
@@ -185,7 +186,7 @@ class Pipeline:
         return out
 
     def roles(self, words: list[list[str]], columns: list[Columns],
-              predicates: list[list[int]]) -> list[dict[int, list[str]]]:
+              predicates: list[list[int]]) -> list[dict[int, Sequence[str]]]:
         """Per sentence, predicate index -> IOBES role tags.  Predicates of all sentences are
         taken together, in buckets of similar row length of at most SRL_CELLS cells
         (predicates x words): the network and Viterbi then share each operation across
@@ -209,7 +210,7 @@ class Pipeline:
                 units.append((i, max(0, bounds[0][0] - half), min(n, bounds[-1][1] + half)))
                 rows += [(len(units) - 1, p, lo, hi) for p, (lo, hi) in zip(group, bounds,
                                                                              strict=True)]
-        out: list[dict[int, list[str]]] = [{} for _ in words]
+        out: list[dict[int, Sequence[str]]] = [{} for _ in words]
         for bucket in length_buckets([hi - lo for _, _, lo, hi in rows], SRL_CELLS):
             chosen: dict[int, list[tuple[int, int, int]]] = {}
             for j in sorted(bucket):
@@ -225,7 +226,7 @@ class Pipeline:
             for (i, c0, _), picked, found in zip(parts, chosen.values(), tags, strict=True):
                 n = len(words[i])
                 for (p, _, _), (lo, col) in zip(picked, found, strict=True):
-                    out[i][p] = ["O"] * (c0 + lo) + col + ["O"] * (n - c0 - lo - len(col))
+                    out[i][p] = col if len(col) == n else RoleTags(n, c0 + lo, col)
         return [dict(sorted(r.items())) for r in out]
 
     def tag(self, sentences: Sequence[Sequence[str]],
