@@ -92,3 +92,24 @@ def test_without_constraints_word_level_is_argmax():
     paths = Decoder(5).decode(emissions, np.array([4, 2]))
     np.testing.assert_array_equal(paths[0], emissions[0].argmax(1))
     np.testing.assert_array_equal(paths[1], emissions[1, :2].argmax(1))
+
+
+def test_criterion_comes_from_the_config():
+    """A word-level (wll) model decodes without transition scores even if its file has
+    some; a sentence-level (sll) one without them is an error, not a silent argmax."""
+    from test_pipeline import NER, tiny_model
+
+    from senna.io.checkpoint import ModelError
+    from senna.runtime.model import TaskModel
+
+    saved = tiny_model("ner", NER, seed=3)
+    sll = TaskModel(saved)
+    assert np.isfinite(sll.decoder.full).any() and (sll.decoder.full != 0).any()
+    saved.net.criterion = "wll"
+    wll = TaskModel(saved)
+    assert np.isin(wll.decoder.full, [0, -np.inf]).all()
+    assert (wll.decoder.start == 0).sum() + np.isinf(wll.decoder.start).sum() == len(NER)
+    saved.net.criterion = "sll"
+    del saved.weights["transitions"]
+    with pytest.raises(ModelError, match="transitions"):
+        TaskModel(saved)
