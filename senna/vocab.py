@@ -12,7 +12,7 @@ import os
 import sys
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -29,14 +29,58 @@ def _ids(n: int) -> list[int]:
     return _IDS
 
 
+SHARED_MIN = 10_000  # loaded vocabularies at least this large share one word dictionary
+_WORDS: dict[str, int] = {}   # every word of those vocabularies -> its number
+
+
+class SharedIndex(Mapping[str, int]):
+    """word -> id of a large vocabulary through the process-wide dictionary _WORDS.
+
+    Why: the taggers' 100k-word dictionaries (three distinct ones among the five shipped
+    models) are mostly the same words, so one dict of their union plus an int32 array per
+    vocabulary (number -> id) replaces a 4 MB dict each.  Lookups cost a method call: the
+    featurizer makes them once per distinct word, not per token.
+    """
+
+    def __init__(self, items: list[str]):
+        words = _WORDS
+        numbers = [words.setdefault(w, len(words)) for w in items]
+        self.local = np.full(len(words), -1, dtype=np.int32)
+        self.local[numbers] = np.arange(len(items), dtype=np.int32)
+        self.items = items
+
+    def get(self, key: str, default: int | None = None) -> int | None:  # type: ignore[override]
+        n = _WORDS.get(key)
+        if n is None or n >= len(self.local) or self.local[n] < 0:
+            return default
+        return int(self.local[n])
+
+    def __getitem__(self, key: str) -> int:
+        i = self.get(key)
+        if i is None:
+            raise KeyError(key)
+        return i
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.items)
+
+
 class Vocab:
     """Ordered entries; `PADDING` is id 0 and `RARE` id 1 (both always present)."""
 
-    def __init__(self, entries: Sequence[str]):
+    def __init__(self, entries: Sequence[str], shared: bool = False):
         items = [PADDING, RARE] + [e for e in entries if e not in (PADDING, RARE)]
         self.items: list[str] = list(dict.fromkeys(items))
         n = len(self.items)
-        self.index: dict[str, int] = dict(zip(self.items, _ids(n)[:n], strict=True))
+        self.index: Mapping[str, int] = (
+            SharedIndex(self.items) if shared else dict(zip(self.items, _ids(n)[:n],
+                                                            strict=True)))
 
     pad_id = 0
     unk_id = 1
@@ -94,7 +138,7 @@ class Vocab:
             raise ValueError(f"{path}: a vocabulary must start with {PADDING}, {RARE}")
         # interned: the taggers' 100k-word dictionaries mostly hold the same words (those of
         # the shared embeddings), so they share one copy of each string in memory
-        vocab = cls(list(map(sys.intern, items)))
+        vocab = cls(list(map(sys.intern, items)), shared=len(items) >= SHARED_MIN)
         _LOADED[key] = vocab
         return vocab
 
