@@ -5,7 +5,9 @@ tokens per second and peak RSS, all tasks, for lines of 1,000, 10,000 and 50,000
 
 The words are those of bench/speed.py (CoNLL-2003 eng.testa, then the EWT dev set): the
 first N tokens' sentences, once as they are ("ordinary") and once joined into one line
-("one line").  Two measurements, each in a fresh single-threaded process:
+("one line"); inputs shorter than --min-tokens repeat that text (20 copies of a 1,000-token
+line), so that timings are not lost in the noise of process start-up.  Two measurements,
+each in a fresh single-threaded process:
 
 * tagger: `senna.load()` then `tag_documents` on the pre-tokenised input, the CPU time of
   that call alone (load excluded) and the process's peak RSS;
@@ -81,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lengths", default="1000,10000,50000",
                    help="comma-separated sentence lengths in tokens")
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    p.add_argument("--min-tokens", type=int, default=20000,
+                   help="repeat shorter inputs up to this many tokens")
     p.add_argument("--cli-max", type=int, default=10000,
                    help="longest line run through the CLI (its output grows as N x P)")
     a = p.parse_args(argv)
@@ -96,11 +100,14 @@ def main(argv: list[str] | None = None) -> int:
         load = statistics.median(run_once(base, empty).cpu for _ in range(a.repeat))
         for n in (int(x) for x in a.lengths.split(",")):
             chosen = first_tokens(sentences, n)
-            tokens = sum(map(len, chosen))
+            length = sum(map(len, chosen))
+            copies = max(1, a.min_tokens // length)
+            tokens = length * copies
             files = {"ordinary": Path(tmp) / f"ordinary{n}.txt",
                      "one line": Path(tmp) / f"long{n}.txt"}
-            files["ordinary"].write_text("".join(" ".join(s) + "\n" for s in chosen))
-            files["one line"].write_text(" ".join(w for s in chosen for w in s) + "\n")
+            files["ordinary"].write_text("".join(" ".join(s) + "\n" for s in chosen) * copies)
+            files["one line"].write_text((" ".join(w for s in chosen for w in s) + "\n")
+                                         * copies)
             result = {}
             for shape, path in files.items():
                 print(f"{n} {shape} ...", file=sys.stderr, flush=True)
@@ -111,15 +118,16 @@ def main(argv: list[str] | None = None) -> int:
                         lambda path=path: _cli(base, path), a.repeat)
                     cli = (wall - load, out_rss, _output_bytes(base, path))
                 result[shape] = (secs, int(preds), rss, cli)
-            rows.append((n, tokens, result))
+            rows.append((length, tokens, result))
     print(f"Words of {', '.join(SOURCES)}; all four tasks (POS, CHK, NER, SRL); one thread; "
           f"median of {a.repeat}; load average {load_before:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs (shared machine)\n")
-    print("| tokens | shape | predicates | tagger tokens/s | time per token vs ordinary "
+    print("| N | shape | tokens (copies) | predicates | tagger tokens/s "
+          "| time per token vs ordinary "
           "| tagger peak RSS (MB) | CLI tokens/s (excl. load) | CLI vs ordinary "
           "| CLI peak RSS (MB) | output (MB) |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for _, tokens, result in rows:
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for length, tokens, result in rows:
         base_secs, _, _, base_cli = result["ordinary"]
         for shape, (secs, preds, rss, cli) in result.items():
             ratio = secs / base_secs
@@ -127,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
             if cli is not None:
                 cells = [f"{tokens / cli[0]:,.0f}", f"{cli[0] / base_cli[0]:.2f}x",
                          f"{cli[1]:.0f}", f"{cli[2] / 1e6:.1f}"]
-            print(f"| {tokens:,} | {shape} | {preds:,} | {tokens / secs:,.0f} | {ratio:.2f}x "
+            print(f"| {length:,} | {shape} | {tokens:,} ({tokens // length}) | {preds:,} "
+                  f"| {tokens / secs:,.0f} | {ratio:.2f}x "
                   f"| {rss:.0f} | {' | '.join(cells)} |")
     print("\nTagger: `senna.load()` and `Tagger.tag_documents` on the pre-tokenised lines, "
           "CPU time of the tagging call only.  CLI: `" + " ".join(senna_command()) +

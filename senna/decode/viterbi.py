@@ -108,7 +108,7 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
 
 NARROW = 4  # targets with at most this many allowed previous tags: plain max over those
 DENSE_CELLS = 1 << 15  # batch x K x K up to which a step is done in full
-LONG, PIECE, MARGIN = 1024, 256, 32  # sentences decoded in pieces; see Decoder.decode_flat
+LONG, PIECE, MARGIN = 256, 128, 32  # sentences decoded in pieces; see Decoder.decode_flat
 
 
 class Decoder:
