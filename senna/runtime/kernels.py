@@ -243,9 +243,8 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
         h[~real] = 0.0                                                    # padding: finite
         hid = h.reshape(-1, h.shape[2]) @ l1
         hid += w["l1.bias"]
-        scores = hardtanh(hid) @ l2
-        scores += w["l2.bias"]
-        out[k : k + len(p)] = scores.reshape(len(p), n, -1)
+        np.matmul(hardtanh(hid), l2, out=out[k : k + len(p)].reshape(len(p) * n, -1))
+    out += w["l2.bias"]
     return out
 
 
