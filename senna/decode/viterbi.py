@@ -332,12 +332,3 @@ def viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray,
     (models keep a `Decoder`: building one costs K**3)."""
     return Decoder(emissions.shape[2], transitions, start, constraints).decode(emissions,
                                                                                lengths)
-
-
-def decode(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray | None,
-           start: np.ndarray | None, constraints: Constraints | None = None
-           ) -> list[np.ndarray]:
-    """Viterbi when transition scores exist (SLL models), else the word-level decoder."""
-    trans = None if transitions is None or start is None else transitions
-    return Decoder(emissions.shape[2], trans, start if trans is not None else None,
-                   constraints).decode(emissions, lengths)
