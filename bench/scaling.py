@@ -85,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
     p.add_argument("--min-tokens", type=int, default=20000,
                    help="repeat shorter inputs up to this many tokens")
+    p.add_argument("--srl-train", default=None,
+                   help="SRL training file whose arguments are counted against the window "
+                        "(default: ewt/ewt.train.verbs-args.conll under --data)")
     p.add_argument("--cli-max", type=int, default=10000,
                    help="longest line run through the CLI (its output grows as N x P)")
     a = p.parse_args(argv)
@@ -119,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                     cli = (wall - load, out_rss, _output_bytes(base, path))
                 result[shape] = (secs, int(preds), rss, cli)
             rows.append((length, tokens, result))
+    print(arguments_beyond(Path(a.srl_train or Path(a.data) / "ewt/ewt.train.verbs-args.conll")))
     print(f"Words of {', '.join(SOURCES)}; all four tasks (POS, CHK, NER, SRL); one thread; "
           f"median of {a.repeat}; load average {load_before:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs (shared machine)\n")
@@ -144,6 +148,27 @@ def main(argv: list[str] | None = None) -> int:
           f"empty input ({load:.2f} s).  Peak RSS: /usr/bin/time, whole process (models "
           "included).")
     return 0
+
+
+def arguments_beyond(path: Path) -> str:
+    """How many gold arguments (V spans excepted) reach further from their predicate than the
+    window SRL uses in long sentences, and how many sentences are long enough to use it."""
+    from senna.io.conll import read_srl
+    from senna.runtime.model import SRL_EXACT, SRL_RADIUS
+    from senna.tags import brackets_to_spans
+
+    sentences = read_srl(path)
+    far = total = 0
+    for s in sentences:
+        for p, column in zip(s.predicates, s.args, strict=True):
+            for label, start, end in brackets_to_spans(column):
+                if label != "V":
+                    total += 1
+                    far += max(p - start, end - 1 - p) > SRL_RADIUS
+    long = sum(len(s.words) > SRL_EXACT for s in sentences)
+    return (f"{path.name}: {far:,} of {total:,} arguments ({100 * far / total:.1f}%) reach "
+            f"more than SRL_RADIUS = {SRL_RADIUS} words from their predicate; {long} of "
+            f"{len(sentences):,} sentences are longer than SRL_EXACT = {SRL_EXACT} words\n")
 
 
 def _cli(base: list[str], path: Path) -> tuple[float, float]:

@@ -60,3 +60,29 @@ def test_runtime_scores_match_training_on_dev(task):
     assert len(got) == len(examples)
     for i, g in enumerate(got):
         np.testing.assert_allclose(g, want[i], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("task", ["pos", "chunk", "ner", "pt0"])
+def test_long_lines_decode_in_pieces_as_whole(task):
+    """A dev set joined into one line (over 20,000 words): decoding it in overlapping
+    pieces gives the path of Viterbi over the whole line (in float64, as float32 sums drift
+    over so many words)."""
+    from senna.decode.viterbi import Decoder
+
+    path = MODELS / task
+    if not (path / "config.json").exists() or not DATA.exists():
+        pytest.skip("needs the shipped models and ../shared/data (or SENNA_DATA)")
+    _, dev = recorded_dev_set(path, DATA)
+    model = TaskModel.load(path)
+    words = [w for s in dev for w in s.words]
+    columns = {k: [v for s in dev for v in input_columns(s)[k]] for k in input_columns(dev[0])}
+    emissions = model.emissions([words], [columns])
+    lengths = np.array([len(words)])
+    pieces = model.decoder.decode_flat(emissions, lengths)
+    w = model.w
+    whole = Decoder(len(model.tags), w["transitions"].astype(np.float64),
+                    w["start"].astype(np.float64), model.constraints)
+    assert len(words) > 20_000
+    np.testing.assert_array_equal(pieces, whole._paths(emissions.astype(np.float64), lengths,
+                                                       np.array([0])))
