@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from senna.tags import tags_to_spans
+from senna.tags import RoleTags, tags_to_spans
 from senna.tasks import TASKS
 from senna.text.tokenize import Token
 
@@ -44,7 +44,7 @@ class Frame:
     index: int
     word: str
     arguments: list[Span]
-    tags: list[str]
+    tags: Sequence[str]   # a list, or a RoleTags column for a window of a long sentence
 
 
 @dataclass
@@ -82,7 +82,8 @@ class Sentence:
 
     @property
     def frames(self) -> list[Frame]:
-        return [Frame(p, self.words[p], self.tag_spans(tags), list(tags))
+        return [Frame(p, self.words[p], self.tag_spans(tags),
+                      tags if isinstance(tags, RoleTags) else list(tags))
                 for p, tags in zip(self.predicates, self.roles, strict=True)]
 
     def to_dict(self) -> dict:
@@ -100,7 +101,7 @@ class Sentence:
             if t.span_field:
                 out[t.span_field] = [vars(s) for s in self.spans(t.name)]
         out["predicates"] = [{"index": f.index, "word": f.word,
-                              "arguments": [vars(a) for a in f.arguments], "tags": f.tags}
+                              "arguments": [vars(a) for a in f.arguments], "tags": list(f.tags)}
                              for f in self.frames]
         return out
 

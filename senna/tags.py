@@ -27,7 +27,8 @@ Not reproduced: Perl reads the type `0` (as in `B-0`) as false, i.e. as the empt
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, repeat
 
 Span = tuple[str, int, int]
 
@@ -65,12 +66,84 @@ def _start_of_chunk(prev: str, prev_type: str, tag: str, kind: str) -> bool:
     return tag not in _OUTSIDE and prev_type != kind
 
 
+class RoleTags(Sequence[str]):
+    """A tag column that is O outside words [start, start + len(tags)): the role column of
+    a predicate whose row covers only a window of a long sentence, held in memory in
+    proportion to the window instead of the sentence.  Reads like a list of `length` tags;
+    its copies (`copy.deepcopy`, hence `dataclasses.asdict`) are plain lists."""
+
+    __slots__ = ("length", "start", "tags")
+
+    def __init__(self, length: int, start: int, tags: Sequence[str]):
+        if not 0 <= start <= start + len(tags) <= length:
+            raise ValueError(f"tags for words {start}..{start + len(tags)} do not fit in "
+                             f"{length} words")
+        self.length, self.start, self.tags = length, start, list(tags)
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __iter__(self) -> Iterator[str]:
+        tail = self.length - self.start - len(self.tags)
+        return chain(repeat("O", self.start), self.tags, repeat("O", tail))
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return list(self)[i]
+        j = range(self.length)[i] - self.start        # IndexError outside the column
+        return self.tags[j] if 0 <= j < len(self.tags) else "O"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RoleTags | list | tuple):
+            return len(other) == self.length and list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"RoleTags({self.length}, {self.start}, {self.tags!r})"
+
+    def __deepcopy__(self, memo: dict) -> list[str]:
+        return list(self)
+
+
+def _inside(tags: Sequence[str]) -> tuple[int, Sequence[str]]:
+    """(offset, tags[offset:end]) without the O runs at either end, which change no span
+    (found with C-speed counts, so a long column of O costs microseconds); the whole
+    column if it ends on `.`, which keeps a chunk open through the O that follow."""
+    if isinstance(tags, RoleTags):
+        return tags.start, tags.tags
+    if not isinstance(tags, list) or len(tags) < 64:
+        return 0, tags
+    lo, hi = 0, len(tags)                          # first tag other than O: in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if tags[lo : mid + 1].count("O") == mid + 1 - lo:
+            lo = mid + 1
+        else:
+            hi = mid
+    first = lo
+    lo, hi = first, len(tags)                      # end of the last tag other than O
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if tags[mid:].count("O") == len(tags) - mid:
+            hi = mid
+        else:
+            lo = mid + 1
+    if lo > first and tags[lo - 1] == ".":
+        return 0, tags
+    return first, tags[first:lo]
+
+
 def tags_to_spans(tags: Sequence[str]) -> list[Span]:
     """Chunks of one sentence as conlleval.pl sees them, in order of their start.
 
     A chunk takes the type of its first tag.  Where the rules say a chunk starts while
     another is open, the open one is closed there (conlleval counts chunks by starts).
     """
+    offset, inside = _inside(tags)
+    return [(label, start + offset, end + offset) for label, start, end in _spans(inside)]
+
+
+def _spans(tags: Sequence[str]) -> list[Span]:
     spans: list[Span] = []
     start: int | None = None
     label = ""

@@ -7,23 +7,80 @@ id 1 always stands for anything unseen.  Saved as plain text, one entry per line
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+import weakref
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from senna.text.normalize import PADDING, RARE
 
+_IDS: list[int] = []   # one int object per id, shared by every Vocab's index
+
+
+def _ids(n: int) -> list[int]:
+    """At least n ids 0, 1, ...: the index dicts of several 100k-word vocabularies then hold
+    the same int objects instead of 100k new ones each (2.8 MB apiece)."""
+    if len(_IDS) < n:
+        _IDS.extend(range(len(_IDS), n))
+    return _IDS
+
+
+SHARED_MIN = 10_000  # loaded vocabularies at least this large share one word dictionary
+_WORDS: dict[str, int] = {}   # every word of those vocabularies -> its number
+
+
+class SharedIndex(Mapping[str, int]):
+    """word -> id of a large vocabulary through the process-wide dictionary _WORDS.
+
+    Why: the taggers' 100k-word dictionaries (three distinct ones among the five shipped
+    models) are mostly the same words, so one dict of their union plus an int32 array per
+    vocabulary (number -> id) replaces a 4 MB dict each.  Lookups cost a method call: the
+    featurizer makes them once per distinct word, not per token.
+    """
+
+    def __init__(self, items: list[str]):
+        words = _WORDS
+        numbers = [words.setdefault(w, len(words)) for w in items]
+        self.local = np.full(len(words), -1, dtype=np.int32)
+        self.local[numbers] = np.arange(len(items), dtype=np.int32)
+        self.items = items
+
+    def get(self, key: str, default: int | None = None) -> int | None:  # type: ignore[override]
+        n = _WORDS.get(key)
+        if n is None or n >= len(self.local) or self.local[n] < 0:
+            return default
+        return int(self.local[n])
+
+    def __getitem__(self, key: str) -> int:
+        i = self.get(key)
+        if i is None:
+            raise KeyError(key)
+        return i
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.items)
+
 
 class Vocab:
     """Ordered entries; `PADDING` is id 0 and `RARE` id 1 (both always present)."""
 
-    def __init__(self, entries: Sequence[str]):
+    def __init__(self, entries: Sequence[str], shared: bool = False):
         items = [PADDING, RARE] + [e for e in entries if e not in (PADDING, RARE)]
         self.items: list[str] = list(dict.fromkeys(items))
-        self.index: dict[str, int] = {s: i for i, s in enumerate(self.items)}
+        n = len(self.items)
+        self.index: Mapping[str, int] = (
+            SharedIndex(self.items) if shared else dict(zip(self.items, _ids(n)[:n],
+                                                            strict=True)))
 
     pad_id = 0
     unk_id = 1
@@ -65,15 +122,28 @@ class Vocab:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Vocab:
-        with open(path, encoding="utf-8") as f:
-            items = f.read().split("\n")
+        """Files with the same content give the same (immutable) Vocab while one is in use:
+        taggers trained from one dictionary (the shipped POS, PT0 and SRL models) then
+        share it, its index and the time to build it."""
+        with open(path, "rb") as f:
+            data = f.read()
+        key = hashlib.blake2b(data, digest_size=16).digest()
+        vocab = _LOADED.get(key)
+        if vocab is not None:
+            return vocab
+        items = data.decode("utf-8").split("\n")
         if items and items[-1] == "":
             items.pop()
         if items[:2] != [PADDING, RARE]:
             raise ValueError(f"{path}: a vocabulary must start with {PADDING}, {RARE}")
         # interned: the taggers' 100k-word dictionaries mostly hold the same words (those of
         # the shared embeddings), so they share one copy of each string in memory
-        return cls(list(map(sys.intern, items)))
+        vocab = cls(list(map(sys.intern, items)), shared=len(items) >= SHARED_MIN)
+        _LOADED[key] = vocab
+        return vocab
+
+
+_LOADED: weakref.WeakValueDictionary[bytes, Vocab] = weakref.WeakValueDictionary()
 
 
 class TagSet:

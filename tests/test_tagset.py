@@ -176,13 +176,13 @@ def test_cascade_reads_ewt_tags(in_models):
         tagger = load(in_models, ["chk"], tagset=tagset)
         model = tagger.pipeline.models["chunk"]
         seen: list[list[str]] = []
-        emissions = model.batch_emissions
+        emissions = model.emissions
 
         def spy(sentences, columns, emissions=emissions, seen=seen):
             seen += [list(c["pos"]) for c in columns]
             return emissions(sentences, columns)
 
-        model.batch_emissions = spy
+        model.emissions = spy
         doc = tagger(WORDS)
         assert seen == [["IN"] * len(WORDS)]
         chunks[tagset] = doc.sentences[0].columns["chunk"]

@@ -12,7 +12,7 @@ sets are the same) and how to combine them:
   stored in `joined.npz`.
 
 `load_tagger` loads either a single model or an ensemble; both have the interface the
-pipeline uses (`batch_emissions`, `decode`, `predict`).
+pipeline uses (`predict`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from senna.decode.viterbi import decode, dominance
+from senna.decode.constraints import for_scheme
+from senna.decode.viterbi import Decoder
 from senna.io.checkpoint import ModelError
 from senna.runtime import kernels
 from senna.runtime.model import TaskModel
@@ -70,8 +71,10 @@ class EnsembleModel:
         self.featurizer = first.featurizer
         self.scheme = TASKS[self.task].scheme
         self.joined = {k: np.asarray(v, dtype=np.float32) for k, v in (joined or {}).items()}
-        self.dom = dominance(self.joined["transitions"]) if "transitions" in self.joined \
-            else None
+        if self.joined:
+            self.decoder = Decoder(len(self.tags), self.joined.get("transitions"),
+                                   self.joined.get("start"),
+                                   for_scheme(self.tags.items, first.saved.info.get("scheme")))
         # Each member's hidden layer: its network with the output layer replaced by identity.
         self._hidden = [{**m.w, "l2.weight": np.eye(m.cfg.hidden, dtype=np.float32),
                          "l2.bias": np.zeros(m.cfg.hidden, dtype=np.float32)}
@@ -100,34 +103,26 @@ class EnsembleModel:
         return np.concatenate([kernels.window_scores(ids, lengths, w, m.cfg)
                                for w, m in zip(self._hidden, self.members, strict=True)], 1)
 
-    def batch_emissions(self, sentences: Sequence[Sequence[str]],
-                        columns: Sequence[Mapping[str, Sequence[str]]]) -> list[np.ndarray]:
-        """Per sentence: every member's emissions side by side [T, M * K] (vote), or the
-        joining layer's emissions [T, K]."""
+    def emissions(self, sentences: Sequence[Sequence[str]],
+                  columns: Sequence[Mapping[str, Sequence[str]]]) -> np.ndarray:
+        """Sentences end to end -> every member's emissions side by side [sum T, M * K]
+        (vote), or the joining layer's emissions [sum T, K]."""
         lengths = [len(s) for s in sentences]
         ids = self.featurizer.encode_many(sentences, columns)
         if self.combine == "joined":
             scores = self.hidden_layers(ids, lengths) @ self.joined["join.weight"].T
-            scores += self.joined["join.bias"]
-        else:
-            scores = np.concatenate([kernels.window_scores(ids, lengths, m.w, m.cfg)
-                                     for m in self.members], 1)
-        return np.split(scores, np.cumsum(lengths)[:-1]) if sentences else []
+            return scores + self.joined["join.bias"]
+        return np.concatenate([kernels.window_scores(ids, lengths, m.w, m.cfg)
+                               for m in self.members], 1)
 
-    def decode(self, emissions: list[np.ndarray]) -> list[list[str]]:
-        if not emissions:
-            return []
+    def predict(self, sentences: Sequence[Sequence[str]],
+                columns: Sequence[Mapping[str, Sequence[str]]] | None = None) -> list[list[str]]:
+        """Sentences of words (+ input columns) -> tags per word, valid sequences."""
         if self.combine == "joined":
-            lengths = np.array([len(e) for e in emissions])
-            padded = np.zeros((len(emissions), int(lengths.max()), len(self.tags)), np.float32)
-            padded[np.arange(padded.shape[1]) < lengths[:, None]] = np.concatenate(emissions)
-            return [self.tags.decode(p.tolist()) for p in decode(
-                padded, lengths, self.joined.get("transitions"), self.joined.get("start"),
-                self.dom)]
-        k = len(self.tags)
-        votes = [m.decode([e[:, j * k:(j + 1) * k] for e in emissions])
-                 for j, m in enumerate(self.members)]
-        return [self.vote([v[i] for v in votes]) for i in range(len(emissions))]
+            return TaskModel.predict(self, sentences, columns)  # type: ignore[arg-type]
+        cols = columns or [{}] * len(sentences)
+        votes = [m.predict(sentences, cols) for m in self.members]
+        return [self.vote([v[i] for v in votes]) for i in range(len(sentences))]
 
     def vote(self, columns: Sequence[Sequence[str]]) -> list[str]:
         """Per word, the tag most members chose (ties: the earliest member's); span tags
@@ -137,5 +132,3 @@ class EnsembleModel:
             tags = spans_to_tags(tags_to_spans(tags), len(tags), "iobes")
         return tags
 
-    # Batching around batch_emissions and decode, the same as a single model's.
-    predict = TaskModel.predict

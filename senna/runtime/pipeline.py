@@ -9,7 +9,8 @@ bound memory) and decodes it in buckets of similar sentence length; SRL takes th
 predicates of all sentences together, in buckets of similar length.
 
 Unlike SENNA, sentences are never cut at 1024 tokens: window models are linear in length,
-and so is the SRL kernel's max over time (senna.runtime.kernels.sentence_scores).
+and so is SRL, whose rows cover a bounded window around the predicate in long sentences
+(senna.runtime.model.SRL_EXACT, SRL_RADIUS).
 """
 
 from __future__ import annotations
@@ -21,12 +22,22 @@ from senna.document import Sentence, Token
 from senna.features import ColumnFeature
 from senna.io.checkpoint import ModelError
 from senna.runtime.ensemble import load_tagger
-from senna.runtime.model import TaskModel
+from senna.runtime.model import SRL_EXACT, TaskModel
+from senna.tags import RoleTags
 from senna.tasks import ALIASES, DEFAULT_TASKS, PREDICATE_RULES, TASKS, normalize_tasks
 
 __all__ = ["DEFAULT_TASKS", "Pipeline", "default_model_dir", "normalize_tasks"]
 
 Columns = dict[str, list[str]]
+PIECE = 512   # SRL on long sentences: predicates of this many words share one network pass
+SRL_CELLS = 4096  # SRL rows x words per network pass: bounds its memory (about 10 MB)
+
+
+def _slice(columns: Columns, start: int, end: int, length: int) -> Columns:
+    """Input columns of words [start, end) of a sentence of `length` words."""
+    if (start, end) == (0, length):
+        return columns
+    return {k: v[start:end] for k, v in columns.items()}
 
 
 def default_model_dir() -> Path:
@@ -69,7 +80,7 @@ class Pipeline:
 
     def __init__(self, model_dir: str | Path | None = None,
                  tasks: str | Sequence[str] = DEFAULT_TASKS,
-                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = 16384,
+                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = 8192,
                  predicates: str = "auto"):
         """`predicates`: where per-predicate tasks (SRL) find their predicates when none are
         given: "auto" (the first of the task's `predicate_sources` whose model is at hand:
@@ -136,7 +147,7 @@ class Pipeline:
         predicate index -> role tags."""
         words = [list(s) for s in sentences]
         columns: list[Columns] = [{} for _ in words]
-        roles: list[dict[int, list[str]]] = [{} for _ in words]
+        roles: list[dict[int, Sequence[str]]] = [{} for _ in words]
         for task in self.order:
             if TASKS[task].per_predicate:
                 rule = PREDICATE_RULES[self.predicate_source[task]]
@@ -150,18 +161,12 @@ class Pipeline:
 
     def _window_tags(self, task: str, words: list[list[str]],
                      columns: list[Columns]) -> list[list[str]]:
-        """One network pass over the batch (per `max_tokens` tokens), Viterbi by buckets of
-        similar length; results equal `TaskModel.predict` sentence by sentence."""
+        """One network and Viterbi pass per `max_tokens` tokens; results equal
+        `TaskModel.predict` sentence by sentence."""
         model = self.models[task]
-        out: list[list[str]] = [[] for _ in words]
-        live = [i for i, w in enumerate(words) if w]
-        for lo, hi in token_ranges([len(words[i]) for i in live], self.max_tokens):
-            idx = live[lo:hi]
-            emissions = model.batch_emissions([words[i] for i in idx], [columns[i] for i in idx])
-            for bucket in length_buckets([len(e) for e in emissions], self.max_tokens):
-                decoded = model.decode([emissions[j] for j in bucket])
-                for j, tags in zip(bucket, decoded, strict=True):
-                    out[idx[j]] = tags
+        out: list[list[str]] = []
+        for lo, hi in token_ranges([len(w) for w in words], self.max_tokens):
+            out += model.predict(words[lo:hi], columns[lo:hi])
         return out
 
     @staticmethod
@@ -184,22 +189,47 @@ class Pipeline:
         return out
 
     def roles(self, task: str, words: list[list[str]], columns: list[Columns],
-              predicates: list[list[int]]) -> list[dict[int, list[str]]]:
+              predicates: list[list[int]]) -> list[dict[int, Sequence[str]]]:
         """Per sentence, predicate index -> IOBES role tags.  Predicates of all sentences are
-        taken together, in buckets of similar sentence length of at most `max_tokens` rows
+        taken together, in buckets of similar row length of at most SRL_CELLS cells
         (predicates x words): the network and Viterbi then share each operation across
-        sentences instead of paying its fixed cost per predicate."""
+        sentences instead of paying its fixed cost per predicate.
+
+        In a sentence longer than SRL_EXACT words a predicate's row covers only its window
+        (`TaskModel.role_window`), and the network runs on pieces of the sentence (the
+        predicates of PIECE words and the words their windows reach), so time and memory
+        per word stay bounded whatever the sentence length."""
         model = self.models[task]
-        rows = [(i, p) for i, preds in enumerate(predicates) if words[i] for p in preds]
-        out: list[dict[int, list[str]]] = [{} for _ in words]
-        for bucket in length_buckets([len(words[i]) for i, _ in rows], self.max_tokens):
-            chosen: dict[int, list[int]] = {}
+        half = model.cfg.window // 2
+        units: list[tuple[int, int, int]] = []       # (sentence, first word, end) of a piece
+        rows: list[tuple[int, int, int, int]] = []   # (unit, predicate, lo, hi)
+        for i, preds in enumerate(predicates):
+            n = len(words[i])
+            pieces: dict[int, list[int]] = {}
+            for p in preds if n else ():
+                pieces.setdefault(p // PIECE if n > SRL_EXACT else 0, []).append(p)
+            for group in pieces.values():
+                bounds = [model.role_window(n, p) for p in group]
+                units.append((i, max(0, bounds[0][0] - half), min(n, bounds[-1][1] + half)))
+                rows += [(len(units) - 1, p, lo, hi) for p, (lo, hi) in zip(group, bounds,
+                                                                             strict=True)]
+        out: list[dict[int, Sequence[str]]] = [{} for _ in words]
+        for bucket in length_buckets([hi - lo for _, _, lo, hi in rows], SRL_CELLS):
+            chosen: dict[int, list[tuple[int, int, int]]] = {}
             for j in sorted(bucket):
-                chosen.setdefault(rows[j][0], []).append(rows[j][1])
-            tags = model.predict_roles_many([words[i] for i in chosen], list(chosen.values()),
-                                            [columns[i] for i in chosen])
-            for (i, preds), cols in zip(chosen.items(), tags, strict=True):
-                out[i].update(zip(preds, cols, strict=True))
+                chosen.setdefault(rows[j][0], []).append(rows[j][1:])
+            parts = [units[u] for u in chosen]
+            sents, preds, cols, wins = [], [], [], []
+            for (i, c0, c1), picked in zip(parts, chosen.values(), strict=True):
+                sents.append(words[i][c0:c1])
+                preds.append([p - c0 for p, _, _ in picked])
+                cols.append(_slice(columns[i], c0, c1, len(words[i])))
+                wins.append([(lo - c0, hi - c0) for _, lo, hi in picked])
+            tags = model.predict_role_windows(sents, preds, cols, wins)
+            for (i, c0, _), picked, found in zip(parts, chosen.values(), tags, strict=True):
+                n = len(words[i])
+                for (p, _, _), (lo, col) in zip(picked, found, strict=True):
+                    out[i][p] = col if len(col) == n else RoleTags(n, c0 + lo, col)
         return [dict(sorted(r.items())) for r in out]
 
     def tag(self, sentences: Sequence[Sequence[str]],

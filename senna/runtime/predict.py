@@ -12,10 +12,16 @@ from senna.tasks import TaskSpec
 def predict_gold_inputs(model: TaskModel, task: TaskSpec, sentences: Sequence,
                         batch: int = 256) -> list[list[str]]:
     """Tags in the model's scheme: per sentence, or per predicate for SRL."""
-    if task.per_predicate:
-        return [tags for s in sentences
-                for tags in model.predict_roles(s.words, s.predicates, s.columns)]
     out: list[list[str]] = []
+    if task.per_predicate:
+        for i in range(0, len(sentences), batch):
+            part = [s for s in sentences[i : i + batch] if s.predicates and s.words]
+            found = iter(model.predict_roles_many([s.words for s in part],
+                                                  [s.predicates for s in part],
+                                                  [s.columns for s in part]))
+            out += [tags for s in sentences[i : i + batch]
+                    for tags in (next(found) if s.predicates and s.words else [])]
+        return out
     for i in range(0, len(sentences), batch):
         part = sentences[i : i + batch]
         out += model.predict([s.words for s in part], [s.columns for s in part])

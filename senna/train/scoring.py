@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import torch
 
-from senna.decode.viterbi import decode
 from senna.io.checkpoint import SavedModel
 from senna.nn.networks import Tagger
+from senna.runtime.model import mark_predicates, model_decoder
 from senna.scoring import score_predictions
 from senna.tasks import TaskSpec
 from senna.train.data import Example, batches
@@ -20,13 +20,14 @@ def predict_tags(net: Tagger, examples: Sequence[Example], saved: SavedModel,
                  batch_size: int = 64) -> list[list[str]]:
     """Best tags (in the predicted scheme) for every example, in example order."""
     net.eval()
-    trans = saved.weights.get("transitions")
-    start = saved.weights.get("start")
+    decoder = model_decoder(saved)
     out: list[list[str]] = [[] for _ in examples]
     for b in batches(examples, batch_size, None):
         emissions = net(torch.from_numpy(b.ids), torch.from_numpy(b.lengths),
                         torch.from_numpy(b.predicates)).numpy()
-        for i, path in zip(b.index, decode(emissions, b.lengths, trans, start), strict=True):
+        if saved.task == "srl":
+            mark_predicates(emissions, b.predicates, saved.tags)
+        for i, path in zip(b.index, decoder.decode(emissions, b.lengths), strict=True):
             out[i] = saved.tags.decode(path)
     return out
 
