@@ -33,8 +33,7 @@ JOINT = {  # name -> (share_l1, sampling, column title)
 
 def commands(out: Path, recipes: Path, epochs: int) -> dict[str, list[str]]:
     cmds = {f"{t}-alone": ["senna", "train", "--config", str(recipes / f"{t}.json"),
-                           "--out", str(out / f"{t}-alone"), "--epochs", str(epochs)]
-            for t in TASKS}
+                           "--out", str(out / f"{t}-alone")] for t in TASKS}
     for name, (share, sampling, _) in JOINT.items():
         cmds[name] = ["senna", "train", "--tasks", ",".join(TASKS), "--recipes", str(recipes),
                       "--out", str(out / name), "--share-l1", share, "--sampling", sampling,
@@ -90,7 +89,8 @@ def main() -> int:
     p.add_argument("--out", default="runs/table9")
     p.add_argument("--recipes", default="recipes")
     p.add_argument("--jobs", type=int, default=2, help="runs in parallel (one core each)")
-    p.add_argument("--epochs", type=int, default=40)
+    p.add_argument("--epochs", type=int, default=25,
+                   help="epochs of the joint runs (the alone runs follow their recipes)")
     p.add_argument("--only", help="comma-separated run names (e.g. pos-alone,joint-l1)")
     p.add_argument("--table-only", action="store_true", help="print the table of finished runs")
     a = p.parse_args()
