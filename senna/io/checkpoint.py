@@ -217,12 +217,22 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
 
 def check_shapes(model: SavedModel, path: Path) -> None:
     """Weights must agree with the vocabularies and the network settings."""
+    chars = model.net.chars or [[]] * len(model.featurizer.specs)
+    if chars != [k.net_shape() for k in model.featurizer.kinds]:
+        raise ModelError(f"{path}: the network's character settings {model.net.chars} do not "
+                         "match the features")
     for j, spec in enumerate(model.featurizer.specs):
-        w = model.weights.get(f"emb.tables.{j}.weight")
-        want = (len(model.featurizer.vocabs[spec.name]), model.net.dims[j])
-        if w is None or w.shape != want:
-            raise ModelError(f"{path}: lookup table {spec.name} has shape "
-                             f"{None if w is None else w.shape}, expected {want}")
+        rows, dim = len(model.featurizer.vocabs[spec.name]), model.net.dims[j]
+        wants = {f"emb.tables.{j}.weight": (rows, dim)}
+        if chars[j]:  # a character convolution (senna.nn.chars)
+            width, window = chars[j]
+            wants = {f"emb.tables.{j}.chars.weight": (rows, width),
+                     f"emb.tables.{j}.conv.weight": (dim, width, window)}
+        for key, want in wants.items():
+            w = model.weights.get(key)
+            if w is None or w.shape != want:
+                raise ModelError(f"{path}: {key} ({spec.name}) has shape "
+                                 f"{None if w is None else w.shape}, expected {want}")
     l2 = model.weights.get("l2.weight")
     if l2 is None or l2.shape[0] != len(model.tags):
         raise ModelError(f"{path}: output layer does not match the {len(model.tags)} tags")

@@ -10,6 +10,7 @@ import numpy as np
 from senna.decode.viterbi import decode, dominance
 from senna.io.checkpoint import SavedModel, load_model
 from senna.runtime import kernels
+from senna.runtime.chars import bound, char_tables
 
 
 class TaskModel:
@@ -26,6 +27,7 @@ class TaskModel:
         self.start = self.w.get("start")
         self.dom = dominance(self.trans) if self.trans is not None else None
         self.featurizer = saved.featurizer
+        self.w.update(char_tables(self.featurizer, self.w))
         self.tags = saved.tags
         self.tables = kernels.sentence_tables(self.w, self.cfg) if self.sentence_level else None
 
@@ -46,6 +48,7 @@ class TaskModel:
         """Window approach, non-empty sentences (+ their input columns) -> emissions [T, K]
         each: one feature pass and one network pass for the whole batch."""
         lengths = [len(s) for s in sentences]
+        bound(self.featurizer)
         ids = self.featurizer.encode_many(sentences, columns)
         scores = kernels.window_scores(ids, lengths, self.w, self.cfg)
         return np.split(scores, np.cumsum(lengths)[:-1]) if sentences else []
@@ -83,6 +86,7 @@ class TaskModel:
         lengths."""
         sizes = [len(s) for s in sentences]
         lengths = np.repeat(sizes, [len(p) for p in predicates])
+        bound(self.featurizer)
         if self.sentence_level:
             ids = self.featurizer.encode_many(sentences, columns)
             ids_list = np.split(ids, np.cumsum(sizes)[:-1])

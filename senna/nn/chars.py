@@ -1,0 +1,50 @@
+"""Character-level word vectors (CharWNN: dos Santos & Zadrozny, ICML 2014).
+
+A word's characters are embedded, convolved over `window` characters with PADDING beyond
+the word's edges, and max-pooled over positions: one vector per word, concatenated to the
+word's other features before the tagger's first layer.  The module's input ids are
+spelling ids (`senna.features.Spellings`), so it takes the place of a lookup table in
+`senna.nn.networks.Embeddings`.  Parameter names (the contract with
+`senna.runtime.chars` and weights.npz): `emb.tables.{j}.chars.weight` [characters, width],
+`emb.tables.{j}.conv.weight` [filters, width, window] and `emb.tables.{j}.conv.bias`.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from senna.features import Spellings
+
+
+class CharConvolution(nn.Module):
+    def __init__(self, n_chars: int, char_dim: int, window: int, filters: int,
+                 sparse: bool = True):
+        super().__init__()
+        self.window = window
+        self.chars = nn.Embedding(n_chars, char_dim, sparse=sparse)
+        self.conv = nn.Conv1d(char_dim, filters, window)
+        self.spellings: Spellings | None = None   # the featurizer's (`bind_spellings`)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """Spelling ids [...] -> vectors [..., filters]; each distinct spelling once."""
+        if self.spellings is None:
+            raise RuntimeError("a character convolution needs its featurizer's spellings "
+                               "(senna.nn.networks.bind_spellings)")
+        unique, inverse = torch.unique(ids, return_inverse=True)
+        chars, lengths = self.spellings.padded(unique.cpu().numpy(), self.window // 2)
+        x = self.chars(torch.from_numpy(chars).to(ids.device)).transpose(1, 2)  # [U, w, L+2h]
+        y = self.conv(x)                                                     # [U, C, L]
+        beyond = torch.arange(y.shape[2], device=ids.device)[None, :] \
+            >= torch.from_numpy(lengths).to(ids.device)[:, None]
+        pooled = y.masked_fill(beyond[:, None, :], float("-inf")).max(dim=2).values
+        return pooled[inverse]
+
+    def tie_to(self, other: CharConvolution) -> CharConvolution:
+        """Use `other`'s parameters (multi-task training), keeping these spellings: each
+        task's featurizer numbers its words itself."""
+        if (self.chars.weight.shape, self.conv.weight.shape) != \
+                (other.chars.weight.shape, other.conv.weight.shape):
+            raise ValueError("character convolutions of different shapes cannot be shared")
+        self.chars, self.conv = other.chars, other.conv
+        return self
