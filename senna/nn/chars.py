@@ -12,6 +12,7 @@ spelling ids (`senna.features.Spellings`), so it takes the place of a lookup tab
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from senna.features import Spellings
@@ -33,11 +34,14 @@ class CharConvolution(nn.Module):
                                "(senna.nn.networks.bind_spellings)")
         unique, inverse = torch.unique(ids, return_inverse=True)
         chars, lengths = self.spellings.padded(unique.cpu().numpy(), self.window // 2)
-        x = self.chars(torch.from_numpy(chars).to(ids.device)).transpose(1, 2)  # [U, w, L+2h]
-        y = self.conv(x)                                                     # [U, C, L]
-        beyond = torch.arange(y.shape[2], device=ids.device)[None, :] \
+        x = self.chars(torch.from_numpy(chars).to(ids.device))             # [U, L+2h, w]
+        x = x.unfold(1, self.window, 1).flatten(2)                          # [U, L, w*win]
+        # one matrix product instead of conv1d: the same weights, several times faster on
+        # CPU for these short sequences (backward above all)
+        y = F.linear(x, self.conv.weight.flatten(1), self.conv.bias)        # [U, L, C]
+        beyond = torch.arange(y.shape[1], device=ids.device)[None, :] \
             >= torch.from_numpy(lengths).to(ids.device)[:, None]
-        pooled = y.masked_fill(beyond[:, None, :], float("-inf")).max(dim=2).values
+        pooled = y.masked_fill(beyond[:, :, None], float("-inf")).max(dim=1).values
         return pooled[inverse]
 
     def tie_to(self, other: CharConvolution) -> CharConvolution:

@@ -22,7 +22,7 @@ class CharVectors:
     """Indexed like a lookup table (`table[ids]` -> [len(ids), filters]), as
     `senna.runtime.kernels.embed` reads tables."""
 
-    LIMIT = 200_000   # spellings kept before starting again
+    LIMIT = 50_000    # spellings kept before starting again (as Featurizer.CACHE_WORDS)
     GROUP = 2048      # words per convolution call (similar lengths together)
 
     def __init__(self, feature: CharsFeature, w: Weights, name: str):
