@@ -3,7 +3,7 @@ speed.  Lever 1, character-level word vectors (CharWNN, senna.nn.chars): each ta
 recipe (shipped embeddings, its features, seed, epochs) against the same recipe with
 `--features <its preset>+chars`, nothing else changed.
 
-    python bench/levers.py --out runs/levers --jobs 2
+    python bench/levers.py --out runs/levers --jobs 2 --seeds 1,2
 
 Run from the repository root (the recipes name ../shared/data/...).  Every run is an
 ordinary `senna train` command, listed under the table; finished runs are not trained again
@@ -12,7 +12,12 @@ the task's dev sentences (`TaskModel.predict`, batches of 256 sentences), in a f
 single-threaded process per model, freshly loaded for each of `--repeat` passes (so the
 character vectors of every distinct word are computed inside the timing, as for a user's
 first text); the best pass counts, in tokens per CPU second of the process, which on a
-shared machine is steadier than wall time.  "load" is the model's loading time.
+shared machine is steadier than wall time.  "load" is the model's first loading time in
+the process (wall).  With several `--seeds`, scores are given per seed and their mean;
+minutes are means; the gain is the mean over seeds of the difference with the recipe's
+run of the same seed; speed is measured on the first seed's models.  Under the
+table: what computing the character vectors of every distinct training word would cost (the
+runtime computes a word's vector when it first meets the word instead).
 """
 
 from __future__ import annotations
@@ -29,44 +34,68 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from table4 import run_all  # noqa: E402
 
 TASKS = ("pos", "ner", "chunk")
-LEVERS = {"base": "shipped recipe", "chars": "+ characters"}  # run suffix -> column title
+# run suffix -> (addition to the recipe's features, row title)
+LEVERS = {"base": ("", "shipped recipe"), "chars": ("+chars", "+ characters (50 filters)"),
+          "chars30": ("+chars:30", "+ characters, 30 filters")}
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 SPEED = """
 import json, sys, time
 from senna.datasets import load_splits
+from senna.features import CharsFeature
 from senna.runtime.model import TaskModel
 from senna.tasks import get_task
 from senna.train.loop import TrainConfig
 
 path, repeat = sys.argv[1], int(sys.argv[2])
+t0 = time.perf_counter()
 model = TaskModel.load(path)
+load = time.perf_counter() - t0   # the first load reads the shared embeddings too
 cfg = TrainConfig.from_dict(model.saved.info["training"]["config"])
 _, dev = load_splits(cfg, get_task(model.task))
 words = [s.words for s in dev if s.words]
 tokens = sum(map(len, words))
-best, load = float("inf"), float("inf")
+best = float("inf")
 for _ in range(repeat):
-    t0 = time.perf_counter()
-    model = TaskModel.load(path)
-    load = min(load, time.perf_counter() - t0)
+    model = TaskModel.load(path)   # a fresh model: no character vector computed yet
     c0 = time.process_time()
     for i in range(0, len(words), 256):
         model.predict(words[i : i + 256])
     best = min(best, time.process_time() - c0)
-print(json.dumps({"tokens": tokens, "cpu": best, "load": load}))
+out = {"tokens": tokens, "cpu": best, "load": load}
+chars = [j for j, k in enumerate(model.featurizer.kinds) if isinstance(k, CharsFeature)]
+if chars:  # what computing the vectors of every training word at load would cost
+    train, _ = load_splits(cfg, get_task(model.task))
+    distinct = sorted({w for s in train for w in s.words})
+    model = TaskModel.load(path)
+    ids = model.featurizer.encode(distinct)
+    c0 = time.process_time()
+    for j in chars:
+        model.w[f"emb.tables.{j}.weight"][ids[:, j]]
+    out |= {"train_words": len(distinct), "train_words_cpu": time.process_time() - c0}
+print(json.dumps(out))
 """
 
 
-def commands(out: Path, recipes: Path, tasks: tuple[str, ...]) -> dict[str, list[str]]:
+def run_name(task: str, lever: str, seed: int) -> str:
+    """Seed 1 is the recipes' (their default): its runs carry no suffix."""
+    return f"{task}-{lever}" + (f"-seed{seed}" if seed != 1 else "")
+
+
+def commands(out: Path, recipes: Path, tasks: tuple[str, ...], seeds: list[int],
+             levers: list[str]) -> dict[str, list[str]]:
     cmds = {}
-    for task in tasks:
-        recipe = recipes / f"{task}.json"
-        base = ["senna", "train", "--config", str(recipe), "--threads", "1"]
-        features = json.loads(recipe.read_text())["features"]
-        cmds[f"{task}-base"] = [*base, "--out", str(out / f"{task}-base")]
-        cmds[f"{task}-chars"] = [*base, "--features", f"{features}+chars",
-                                 "--out", str(out / f"{task}-chars")]
+    for seed in seeds:
+        for task in tasks:
+            recipe = recipes / f"{task}.json"
+            base = ["senna", "train", "--config", str(recipe), "--threads", "1"]
+            base += ["--seed", str(seed)] if seed != 1 else []
+            features = json.loads(recipe.read_text())["features"]
+            for lever in levers:
+                addition = LEVERS[lever][0]
+                options = ["--features", features + addition] if addition else []
+                name = run_name(task, lever, seed)
+                cmds[name] = [*base, *options, "--out", str(out / name)]
     return cmds
 
 
@@ -97,24 +126,40 @@ def speed(out: Path, name: str, repeat: int) -> dict | None:
     return result
 
 
-def table(out: Path, cmds: dict[str, list[str]], tasks: tuple[str, ...], repeat: int) -> str:
-    lines = ["| task (dev) | lever | dev score (best epoch) | gain | minutes to best / total "
-             "| tagging tokens/s | speed | load s |",
-             "|---|---|---|---|---|---|---|---|"]
+def table(out: Path, cmds: dict[str, list[str]], tasks: tuple[str, ...], seeds: list[int],
+          levers: list[str], repeat: int) -> str:
+    lines = ["| task (dev) | lever | dev score (best epoch), per seed | mean | gain "
+             "| minutes to best / total | tagging tokens/s | speed | load s |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for task in tasks:
-        base, base_speed = record(out, f"{task}-base"), speed(out, f"{task}-base", repeat)
-        for lever, title in LEVERS.items():
-            r, s = record(out, f"{task}-{lever}"), speed(out, f"{task}-{lever}", repeat)
-            if r is None:
-                lines.append(f"| {task.upper()} | {title} | — | | | | | |")
+        base = {s: record(out, run_name(task, "base", s)) for s in seeds}
+        base_speed = speed(out, run_name(task, "base", seeds[0]), repeat)
+        for lever in levers:
+            runs = {s: r for s in seeds if (r := record(out, run_name(task, lever, s)))}
+            s = speed(out, run_name(task, lever, seeds[0]), repeat)
+            title = LEVERS[lever][1]
+            if not runs:
+                lines.append(f"| {task.upper()} | {title} | — | | | | | | |")
                 continue
-            rate = s["tokens"] / s["cpu"]
-            gain = f"{r['score'] - base['score']:+.2f}" if base and lever != "base" else ""
-            ratio = (f"{rate / (base_speed['tokens'] / base_speed['cpu']):.2f}×"
-                     if base_speed and lever != "base" else "")
-            lines.append(f"| {task.upper()} | {title} | {r['score']:.2f} ({r['epoch']}) | {gain} "
-                         f"| {r['to_best'] / 60:.1f} / {r['total'] / 60:.1f} | {rate:,.0f} "
-                         f"| {ratio} | {s['load']:.2f} |")
+            mean = sum(r["score"] for r in runs.values()) / len(runs)
+            paired = [r["score"] - base[k]["score"] for k, r in runs.items() if base[k]]
+            gain = f"{sum(paired) / len(paired):+.2f}" if lever != "base" and paired else ""
+            rate = s["tokens"] / s["cpu"] if s else None
+            ratio = f"{rate / (base_speed['tokens'] / base_speed['cpu']):.2f}×" \
+                if lever != "base" and rate and base_speed else ""
+            scores = ", ".join(f"{r['score']:.2f} ({r['epoch']})" for r in runs.values())
+            to_best = sum(r["to_best"] for r in runs.values()) / len(runs) / 60
+            total = sum(r["total"] for r in runs.values()) / len(runs) / 60
+            rate_text = f"{rate:,.0f}" if rate else "—"
+            load = f"{s['load']:.2f}" if s else "—"
+            lines.append(f"| {task.upper()} | {title} | {scores} | {mean:.2f} | {gain} "
+                         f"| {to_best:.1f} / {total:.1f} | {rate_text} | {ratio} | {load} |")
+    for task in tasks:
+        s = speed(out, run_name(task, "chars", seeds[0]), repeat)
+        if s and "train_words" in s:
+            lines.append(f"\n{task.upper()}: the character vectors of all {s['train_words']:,} "
+                         f"distinct training words take {s['train_words_cpu']:.2f} CPU s "
+                         f"({1e6 * s['train_words_cpu'] / s['train_words']:.0f} µs a word).")
     lines += ["", "Commands (one per run):", ""]
     lines += [f"    {shlex.join(c)}" for c in cmds.values()]
     return "\n".join(lines)
@@ -125,6 +170,8 @@ def main() -> int:
     p.add_argument("--out", default="runs/levers")
     p.add_argument("--recipes", default="recipes")
     p.add_argument("--tasks", default=",".join(TASKS))
+    p.add_argument("--seeds", default="1", help="comma-separated seeds (1: the recipes')")
+    p.add_argument("--levers", default=",".join(LEVERS), help="comma-separated rows")
     p.add_argument("--jobs", type=int, default=2, help="runs in parallel (one core each)")
     p.add_argument("--repeat", type=int, default=3, help="tagging passes per model (best)")
     p.add_argument("--table-only", action="store_true", help="print the table of finished runs")
@@ -132,10 +179,15 @@ def main() -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     tasks = tuple(a.tasks.split(","))
-    cmds = commands(out, Path(a.recipes), tasks)
+    seeds = [int(x) for x in a.seeds.split(",")]
+    levers = ["base", *(x for x in a.levers.split(",") if x != "base")]
+    unknown = set(levers) - set(LEVERS)
+    if unknown:
+        p.error(f"unknown levers {sorted(unknown)}; known: {', '.join(LEVERS)}")
+    cmds = commands(out, Path(a.recipes), tasks, seeds, levers)
     if not a.table_only:
         run_all(cmds, [n for n in cmds if record(out, n) is None], a.jobs, out)
-    print(table(out, cmds, tasks, a.repeat))
+    print(table(out, cmds, tasks, seeds, levers, a.repeat))
     return 0
 
 

@@ -60,8 +60,11 @@ def test_bad_chars_settings_are_refused():
         get_task("pos").features("senna+colour")
     with pytest.raises(ValueError, match="features must be a preset"):
         get_task("pos").features("senna+chars+chars")
+    with pytest.raises(ValueError, match="features must be a preset"):
+        get_task("pos").features("senna+chars:many")
     names = [s.name for s in get_task("chunk").features("basic+chars")]
     assert names == ["word", "caps", "chars"]
+    assert get_task("ner").features("senna+chars:30")[-1] == F.chars(30)
 
 
 def random_weights(n_chars: int, width: int, window: int, filters: int, seed: int = 0):
