@@ -225,55 +225,66 @@ class SuffixFeature(Feature):
 
 
 class Spellings:
-    """Spelling ids of a chars feature: id -> the word's character ids (its characters in
-    the feature's vocabulary, rare ones RARE).  Ids are handed out as words come (a word
-    keeps its id), so any word, seen in training or not, has one; id 0 is a window position
-    beyond the sentence (one PADDING character).  Words longer than LONGEST characters keep
-    their first and last LONGEST / 2, which bounds the convolution's cost."""
+    """Spelling ids of a chars feature: id -> the word, whose characters `padded` turns into
+    ids of the feature's vocabulary (rare ones RARE), all words of a batch at once.  Ids are
+    handed out as words come (a word keeps its id), so any word, seen in training or not,
+    has one; id 0 is a window position beyond the sentence (one PADDING character).  Words
+    longer than LONGEST characters keep their first and last LONGEST / 2, which bounds the
+    convolution's cost."""
 
     LONGEST = 40
 
     def __init__(self, chars: Vocab):
-        self.chars = chars
+        singles = [c for c in chars.items if len(c) == 1]   # PADDING and RARE are words
+        # code points -> ids, sorted for searchsorted; the sentinel is above every character
+        codes = np.array([ord(c) for c in singles] + [0xFFFFFFFF], dtype=np.uint32)
+        ids = np.array([chars.index[c] for c in singles] + [Vocab.unk_id], dtype=np.int64)
+        order = np.argsort(codes)
+        self._codes, self._char_ids = codes[order], ids[order]
         self.ids: dict[str, int] = {}
-        self.rows: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+        self.words: list[str] = [""]
         self.generation = 0   # bumped by `reset`: ids given before mean nothing any more
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self.words)
 
     def id(self, word: str) -> int:
         i = self.ids.get(word)
         if i is None:
-            i = self.ids[word] = len(self.rows)
-            if len(word) > self.LONGEST:
-                word = word[: self.LONGEST // 2] + word[-(self.LONGEST // 2):]
-            get = self.chars.index.get
-            self.rows.append(np.fromiter((get(c, Vocab.unk_id) for c in word), np.int64,
-                                         len(word)) if word else np.ones(1, dtype=np.int64))
+            i = self.ids[word] = len(self.words)
+            half = self.LONGEST // 2
+            self.words.append(word if len(word) <= self.LONGEST else word[:half] + word[-half:])
         return i
 
     def padded(self, ids: Sequence[int] | np.ndarray, half: int
                ) -> tuple[np.ndarray, np.ndarray]:
         """-> (character ids [U, L + 2 half], PADDING around and after each word; lengths
         [U]) for the spellings `ids`: the input of a convolution whose output position i
-        covers characters i - half .. i + half, valid for i < length."""
-        rows = [self.rows[i] for i in ids]
-        lengths = np.array([len(r) for r in rows], dtype=np.int64)
-        out = np.zeros((len(rows), int(lengths.max(initial=1)) + 2 * half), dtype=np.int64)
-        for r, chars in zip(out, rows, strict=True):
-            r[half : half + len(chars)] = chars
-        return out, lengths
+        covers characters i - half .. i + half, valid for i < length.  An empty word is
+        one RARE character."""
+        words = [self.words[i] for i in ids]
+        lengths = np.fromiter(map(len, words), np.int64, len(words))
+        codes = np.frombuffer("".join(words).encode("utf-32-le", "surrogatepass"), np.uint32)
+        at = np.searchsorted(self._codes, codes)
+        chars = np.where(self._codes[at] == codes, self._char_ids[at], Vocab.unk_id)
+        out = np.zeros((len(words), int(lengths.max(initial=1)) + 2 * half), dtype=np.int64)
+        starts = np.cumsum(lengths) - lengths
+        rows = np.repeat(np.arange(len(words)), lengths)
+        out[rows, np.arange(len(codes)) - np.repeat(starts, lengths) + half] = chars
+        empty = lengths == 0
+        out[empty & (np.asarray(ids) != 0), half] = Vocab.unk_id
+        return out, np.maximum(lengths, 1)
 
     def reset(self) -> None:
-        self.ids, self.rows = {}, self.rows[:1]
+        self.ids, self.words = {}, self.words[:1]
         self.generation += 1
 
 
 class CharsFeature(Feature):
     """The word's characters, for a convolution over them with max-pooling (CharWNN, dos
     Santos & Zadrozny 2014): the network turns a spelling id (`Spellings`) into a vector.
-    The vocabulary is the characters seen at least twice in the training words."""
+    The vocabulary is the characters seen at least twice in the training words (white space
+    aside: vocabulary files hold one entry a line)."""
 
     per_word = True
     shared = True
@@ -286,7 +297,8 @@ class CharsFeature(Feature):
     @classmethod
     def fit_vocab(cls, spec, sentences, words, max_words):
         chars_arg(spec)
-        return Vocab.from_counts(Counter(c for s in sentences for w in s.words for c in w),
+        counts = Counter(c for s in sentences for w in s.words for c in w)
+        return Vocab.from_counts(Counter({c: n for c, n in counts.items() if not c.isspace()}),
                                  min_count=2)
 
     def word_id(self, word: str, norm: str) -> int:

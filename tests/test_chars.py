@@ -34,7 +34,7 @@ def test_character_vocabulary_and_spellings():
     assert {"a", "P", "o"} <= set(chars.items) and "!" not in chars  # once -> RARE
     ids = fz.encode(["Paris", "Zorro!", "Paris"])[:, 1]
     assert ids[0] == ids[2] and ids[0] != ids[1] and 0 not in ids  # 0: beyond the sentence
-    row = kind.spellings.rows[ids[1]]
+    row = kind.spellings.padded([ids[1]], 0)[0][0]
     assert row.tolist()[1:5] == [chars.id(c) for c in "orro"] and Vocab.unk_id not in row[1:5]
     assert row[0] == row[-1] == Vocab.unk_id  # Z and ! are rare
     padded, lengths = kind.spellings.padded([ids[0], 0], half=1)
@@ -45,10 +45,12 @@ def test_character_vocabulary_and_spellings():
 def test_long_words_keep_their_ends():
     s = Spellings(Vocab(list("abcxyz")))
     word = "abc" + "x" * 100 + "xyz"
-    row = s.rows[s.id(word)]
+    row = s.padded([s.id(word)], 0)[0][0]
     assert len(row) == Spellings.LONGEST
     assert row[:3].tolist() == [2, 3, 4] and row[-3:].tolist() == [5, 6, 7]
-    assert s.rows[s.id("")].tolist() == [Vocab.unk_id]
+    padded, lengths = s.padded([s.id(""), 0, s.id("a\U0001F600")], 1)
+    assert lengths.tolist() == [1, 1, 2]
+    assert padded.tolist() == [[0, 1, 0, 0], [0, 0, 0, 0], [0, 2, 1, 0]]  # 😀 is rare
 
 
 def test_bad_chars_settings_are_refused():
@@ -113,12 +115,12 @@ def test_runtime_table_computes_each_spelling_once_and_forgets_when_full(monkeyp
                         lambda c, n, *a: calls.append(len(c)) or real(c, n, *a))
     ids = fz.encode(["to", "Paris", "to", "flew"])[:, 1]
     first = table[ids]
-    assert calls == [3]   # three distinct spellings, one call
+    assert sum(calls) == 3   # three distinct spellings
     np.testing.assert_array_equal(table[ids[::-1]], first[::-1])
-    assert calls == [3]
+    assert sum(calls) == 3
     more = fz.encode(["to", "Rome"])[:, 1]
     table[more]
-    assert calls == [3, 1]
+    assert sum(calls) == 4
     np.testing.assert_array_equal(first[0], char_vectors(*kind.spellings.padded(ids[:1], 1),
                                                           w, "c")[0])
     monkeypatch.setattr(runtime_chars.CharVectors, "LIMIT", 4)

@@ -40,13 +40,18 @@ class CharVectors:
         self.generation = self.spellings.generation
 
     def _compute(self, ids: np.ndarray) -> None:
-        """Fill the rows of spellings `ids` (distinct), shortest first in groups."""
-        lengths = np.array([len(self.spellings.rows[i]) for i in ids])
-        ids = ids[np.argsort(lengths, kind="stable")]
-        for k in range(0, len(ids), self.GROUP):
-            part = ids[k : k + self.GROUP]
-            chars, n = self.spellings.padded(part, self.half)
-            self.table[part] = char_vectors(chars, n, self.w, self.name)
+        """Fill the rows of spellings `ids` (distinct), in groups of similar length (a group
+        is padded to its longest word: lengths 3-4, 5-8, 9-16, ... go together)."""
+        words = self.spellings.words
+        lengths = np.fromiter((len(words[i]) for i in ids), np.int64, len(ids))
+        order = np.argsort(lengths, kind="stable")
+        ids, size = ids[order], np.ceil(np.log2(np.maximum(lengths[order], 1)))
+        cuts = np.flatnonzero(np.diff(size)) + 1
+        for group in np.split(ids, cuts):
+            for k in range(0, len(group), self.GROUP):
+                part = group[k : k + self.GROUP]
+                chars, n = self.spellings.padded(part, self.half)
+                self.table[part] = char_vectors(chars, n, self.w, self.name)
         self.known[ids] = True
 
     def __getitem__(self, ids: np.ndarray) -> np.ndarray:
