@@ -3,6 +3,7 @@ senna.runtime.chars): spellings, the NumPy convolution against PyTorch's, the ru
 that computes each spelling once, presets with additions, and sharing in joint training.
 The runtime/training agreement of whole chars models is in test_train.py and below."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -148,3 +149,11 @@ def test_a_chars_model_tags_the_same_after_forgetting(tmp_path, monkeypatch):
     got = [model.predict([w])[0] for w in words]   # forgets many times on the way
     assert got == expected
     assert len(model.featurizer.kinds[-1].spellings) <= 50 + max(map(len, words)) + 1
+    path = Path(cfg.out) / "config.json"
+    config = json.loads(path.read_text())
+    config["net"]["chars"][-1] = [5, 3]   # not what the feature says
+    path.write_text(json.dumps(config))
+    from senna.io.checkpoint import ModelError
+
+    with pytest.raises(ModelError, match="character settings"):
+        TaskModel.load(cfg.out)
