@@ -19,6 +19,8 @@ from senna.features import Spellings
 
 
 class CharConvolution(nn.Module):
+    """A chars feature's table: spelling ids -> max-pooled character convolutions."""
+
     def __init__(self, n_chars: int, char_dim: int, window: int, filters: int,
                  sparse: bool = True):
         super().__init__()
@@ -36,8 +38,8 @@ class CharConvolution(nn.Module):
         chars, lengths = self.spellings.padded(unique.cpu().numpy(), self.window // 2)
         x = self.chars(torch.from_numpy(chars).to(ids.device))             # [U, L+2h, w]
         x = x.unfold(1, self.window, 1).flatten(2)                          # [U, L, w*win]
-        # one matrix product instead of conv1d: the same weights, several times faster on
-        # CPU for these short sequences (backward above all)
+        # one matrix product instead of conv1d, with conv1d's weights: on CPU, conv1d's
+        # backward over these short sequences cost more than the rest of a training step
         y = F.linear(x, self.conv.weight.flatten(1), self.conv.bias)        # [U, L, C]
         beyond = torch.arange(y.shape[1], device=ids.device)[None, :] \
             >= torch.from_numpy(lengths).to(ids.device)[:, None]
