@@ -2,11 +2,12 @@
 
 A `FeatureSpec` (data, saved with a model) names a feature kind, its argument and how wide
 its embedding is; each kind is a small class (`KINDS`) that builds its vocabulary from
-training sentences and computes ids, either per word (word, caps, suffix: cached per distinct
-word) or over a batch (gazetteer matches, another tagger's column, the distance to the
-predicate).  Ids come from the kind's vocabulary, never from literal offsets.  `Featurizer`
-turns sentences into ids [T, F], the only thing a network sees.  Adding a cascade (POS for
-CHUNK, PT0 for SRL) means adding a spec; adding a kind means adding a class.
+training sentences and computes ids, either per word (word, caps, suffix, and chars, whose
+ids name spellings: cached per distinct word) or over a batch (gazetteer matches, another
+tagger's column, the distance to the predicate).  Ids come from the kind's vocabulary, never
+from literal offsets.  `Featurizer` turns sentences into ids [T, F], the only thing a network
+sees.  Adding a cascade (POS for CHUNK, PT0 for SRL) means adding a spec; adding a kind means
+adding a class.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ class FeatureSpec:
 
     word: normalised word; caps: caps pattern; suffix: last `arg` chars; gazetteer: is the word
     inside an entry of type `arg`; column: the sentence's column `arg` (e.g. "pos");
-    pred_distance: distance to the predicate, clipped at `arg` (window approach for SRL).
+    pred_distance: distance to the predicate, clipped at `arg` (window approach for SRL);
+    chars: the word's characters through a convolution of `dim` filters, `arg` =
+    "<character embedding width>,<window>" (`CharsFeature`).
     """
 
     name: str
@@ -64,6 +67,24 @@ def column(name: str, dim: int = 5) -> FeatureSpec:
 
 def pred_distance(clip: int = 10, dim: int = 5) -> FeatureSpec:
     return FeatureSpec("pred_distance", "pred_distance", dim, str(clip))
+
+
+def chars(filters: int = 50, char_dim: int = 10, window: int = 3) -> FeatureSpec:
+    """CharWNN's setting (dos Santos & Zadrozny 2014): 10-d characters, window 3, 50 filters."""
+    return FeatureSpec("chars", "chars", filters, f"{char_dim},{window}")
+
+
+def chars_arg(spec: FeatureSpec) -> tuple[int, int]:
+    """A chars spec's (character embedding width, convolution window)."""
+    try:
+        char_dim, window = (int(x) for x in spec.arg.split(","))
+    except ValueError:
+        raise ValueError(f"feature {spec.name!r}: arg must be '<char dim>,<window>', "
+                         f"got {spec.arg!r}") from None
+    if char_dim < 1 or window < 1 or window % 2 == 0:
+        raise ValueError(f"feature {spec.name!r}: the character width must be positive and "
+                         f"the window odd, got {spec.arg!r}")
+    return char_dim, window
 
 
 class Gazetteer:
@@ -149,6 +170,13 @@ class Feature:
         """Other kinds: [batch.n] ids, sentence after sentence."""
         raise NotImplementedError
 
+    def net_shape(self) -> list[int]:
+        """What the network needs besides the table's size and width (NetConfig.chars)."""
+        return []
+
+    def reset(self) -> None:
+        """Forget state behind ids given so far (`Featurizer.forget`)."""
+
 
 class WordFeature(Feature):
     """The normalised word (lower case, digit runs -> NUMBER); unseen -> RARE."""
@@ -195,6 +223,93 @@ class SuffixFeature(Feature):
 
     def word_id(self, word: str, norm: str) -> int:
         return self.vocab.index.get(suffix(word, int(self.spec.arg)), Vocab.unk_id)
+
+
+class Spellings:
+    """Spelling ids of a chars feature: id -> the word, whose characters `padded` turns into
+    ids of the feature's vocabulary (rare ones RARE), all words of a batch at once.  Ids are
+    handed out as words come (a word keeps its id), so any word, seen in training or not,
+    has one; id 0 is a window position beyond the sentence (one PADDING character).  Words
+    longer than LONGEST characters keep their first and last LONGEST / 2, which bounds the
+    convolution's cost."""
+
+    LONGEST = 40
+
+    def __init__(self, chars: Vocab):
+        singles = [c for c in chars.items if len(c) == 1]   # PADDING and RARE are words
+        # code points -> ids, sorted for searchsorted; the sentinel is above every character
+        codes = np.array([ord(c) for c in singles] + [0xFFFFFFFF], dtype=np.uint32)
+        ids = np.array([chars.index[c] for c in singles] + [Vocab.unk_id], dtype=np.int64)
+        order = np.argsort(codes)
+        self._codes, self._char_ids = codes[order], ids[order]
+        self.ids: dict[str, int] = {}
+        self.words: list[str] = [""]
+        self.generation = 0   # bumped by `reset`: ids given before mean nothing any more
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def id(self, word: str) -> int:
+        i = self.ids.get(word)
+        if i is None:
+            i = self.ids[word] = len(self.words)
+            half = self.LONGEST // 2
+            self.words.append(word if len(word) <= self.LONGEST else word[:half] + word[-half:])
+        return i
+
+    def padded(self, ids: Sequence[int] | np.ndarray, half: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """-> (character ids [U, L + 2 half], PADDING around and after each word; lengths
+        [U]) for the spellings `ids`: the input of a convolution whose output position i
+        covers characters i - half .. i + half, valid for i < length.  An empty word is
+        one RARE character."""
+        words = [self.words[i] for i in ids]
+        lengths = np.fromiter(map(len, words), np.int64, len(words))
+        codes = np.frombuffer("".join(words).encode("utf-32-le", "surrogatepass"), np.uint32)
+        at = np.searchsorted(self._codes, codes)
+        chars = np.where(self._codes[at] == codes, self._char_ids[at], Vocab.unk_id)
+        out = np.zeros((len(words), int(lengths.max(initial=1)) + 2 * half), dtype=np.int64)
+        starts = np.cumsum(lengths) - lengths
+        rows = np.repeat(np.arange(len(words)), lengths)
+        out[rows, np.arange(len(codes)) - np.repeat(starts, lengths) + half] = chars
+        empty = lengths == 0
+        out[empty & (np.asarray(ids) != 0), half] = Vocab.unk_id
+        return out, np.maximum(lengths, 1)
+
+    def reset(self) -> None:
+        self.ids, self.words = {}, self.words[:1]
+        self.generation += 1
+
+
+class CharsFeature(Feature):
+    """The word's characters, for a convolution over them with max-pooling (CharWNN, dos
+    Santos & Zadrozny 2014): the network turns a spelling id (`Spellings`) into a vector.
+    The vocabulary is the characters seen at least twice in the training words (white space
+    aside: vocabulary files hold one entry a line)."""
+
+    per_word = True
+    shared = True
+
+    def __init__(self, spec: FeatureSpec, vocab: Vocab):
+        super().__init__(spec, vocab)
+        self.char_dim, self.window = chars_arg(spec)
+        self.spellings = Spellings(vocab)
+
+    @classmethod
+    def fit_vocab(cls, spec, sentences, words, max_words):
+        chars_arg(spec)
+        counts = Counter(c for s in sentences for w in s.words for c in w)
+        return Vocab.from_counts(Counter({c: n for c, n in counts.items() if not c.isspace()}),
+                                 min_count=2)
+
+    def word_id(self, word: str, norm: str) -> int:
+        return self.spellings.id(word)
+
+    def net_shape(self) -> list[int]:
+        return [self.char_dim, self.window]
+
+    def reset(self) -> None:
+        self.spellings.reset()
 
 
 class GazetteerFeature(Feature):
@@ -265,6 +380,7 @@ class PredDistanceFeature(Feature):
 KINDS: dict[str, type[Feature]] = {
     "word": WordFeature, "caps": CapsFeature, "suffix": SuffixFeature,
     "gazetteer": GazetteerFeature, "column": ColumnFeature, "pred_distance": PredDistanceFeature,
+    "chars": CharsFeature,
 }
 
 
@@ -310,6 +426,9 @@ class Featurizer:
         if gazetteer is None and any(isinstance(k, GazetteerFeature) for k in self.kinds):
             raise ValueError("a gazetteer feature needs a gazetteer list")
         self._per_word = [j for j, k in enumerate(self.kinds) if k.per_word]
+        self._clear_cache()
+
+    def _clear_cache(self) -> None:
         self._cache = _WordCache(self._word_row)
         self._rows: list[list[int]] = []
         self._table = np.empty((0, len(self._per_word)), dtype=np.int64)
@@ -317,11 +436,14 @@ class Featurizer:
     @classmethod
     def fit(cls, specs: Sequence[FeatureSpec], sentences: Sequence,
             gazetteer: Gazetteer | None = None, words: Vocab | None = None,
-            max_words: int = 100_000) -> Featurizer:
-        """Build vocabularies from training sentences (`words` given: use that dictionary)."""
-        vocabs = {s.name: KINDS[s.kind].fit_vocab(s, sentences, words, max_words)
-                  for s in specs}
-        return cls(specs, vocabs, gazetteer)
+            max_words: int = 100_000, vocabs: Mapping[str, Vocab] | None = None
+            ) -> Featurizer:
+        """Build vocabularies from training sentences (`words` given: use that dictionary;
+        `vocabs`: features whose vocabulary is given, e.g. those shared by joint tasks)."""
+        given = vocabs or {}
+        fitted = {s.name: given[s.name] if s.name in given
+                  else KINDS[s.kind].fit_vocab(s, sentences, words, max_words) for s in specs}
+        return cls(specs, fitted, gazetteer)
 
     def index(self, kind: type[Feature]) -> int:
         """Position of the first feature of a kind (e.g. the word table)."""
@@ -329,6 +451,20 @@ class Featurizer:
 
     def of_kind(self, kind: type[Feature]) -> list[Feature]:
         return [k for k in self.kinds if isinstance(k, kind)]
+
+    def net_shapes(self) -> list[list[int]]:
+        """NetConfig.chars: per feature, what its network part needs ([] for a lookup
+        table); [] when every feature is a lookup table."""
+        shapes = [k.net_shape() for k in self.kinds]
+        return shapes if any(shapes) else []
+
+    def forget(self) -> None:
+        """Drop every per-word id given so far and the state behind them (spellings), to
+        bound memory: only when no ids encoded before are used again (the runtime between
+        batches; never while training examples are kept)."""
+        self._clear_cache()
+        for k in self.kinds:
+            k.reset()
 
     # Word-level features (word, caps, suffix) depend on the word alone: they are computed
     # once per distinct word and kept in a table; the cache is emptied between batches once
@@ -345,8 +481,7 @@ class Featurizer:
     def _word_ids(self, words: Iterable[str], n: int) -> np.ndarray:
         """[n, number of word-level features] ids through the per-word cache."""
         if len(self._rows) >= self.CACHE_WORDS:
-            self._cache, self._rows = _WordCache(self._word_row), []
-            self._table = self._table[:0]
+            self._clear_cache()  # kinds keep their state: ids already given stay valid
         index = np.fromiter(map(self._cache.__getitem__, words), np.intp, n)
         if len(self._rows) > len(self._table):
             new = np.array(self._rows[len(self._table):], dtype=np.int64)

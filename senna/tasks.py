@@ -10,7 +10,9 @@ outside this table loops over it instead of naming tasks.
 
 Feature presets: "basic" is the paper's benchmark setting (words + caps, Table 4);
 "senna" adds SENNA's task-specific features (Table 14: suffix for POS, POS for CHUNK and PT0,
-gazetteers for NER, PT0 for SRL).
+gazetteers for NER, PT0 for SRL).  A preset takes additions after a "+": "senna+chars"
+adds character-level word vectors (CharWNN, senna.nn.chars) to the "senna" features,
+"senna+chars:30" the same with 30 filters instead of 50.
 """
 
 from __future__ import annotations
@@ -44,10 +46,19 @@ class TaskSpec:
     extra: dict = field(default_factory=dict)  # per-task training settings for bench runs
 
     def features(self, preset: str = "basic") -> tuple[FeatureSpec, ...]:
-        if preset not in self.presets:
-            raise ValueError(f"task {self.name}: feature preset must be one of "
-                             f"{sorted(self.presets)}, got {preset!r}")
-        return self.presets[preset]
+        """A preset's features, then those of its additions: "senna+chars", or with the
+        addition's size, "senna+chars:30" (30 filters)."""
+        name, *more = preset.split("+")
+        kinds = [m.partition(":")[0] for m in more]
+        sizes = [m.partition(":")[2] for m in more]
+        if name not in self.presets or any(k not in ADDITIONS for k in kinds) \
+                or len(set(kinds)) < len(kinds) or not all(x.isdigit() for x in sizes if x):
+            raise ValueError(f"task {self.name}: features must be a preset, one of "
+                             f"{sorted(self.presets)}, optionally followed by additions "
+                             f"'+{'+'.join(ADDITIONS)}' (or '+<addition>:<size>'), "
+                             f"got {preset!r}")
+        return self.presets[name] + tuple(ADDITIONS[k](*([int(x)] if x else []))
+                                          for k, x in zip(kinds, sizes, strict=True))
 
     @property
     def score_name(self) -> str:
@@ -55,6 +66,7 @@ class TaskSpec:
 
 
 BASIC = (F.word(), F.caps())
+ADDITIONS = {"chars": F.chars}   # features any preset can take ("senna+chars"), size -> spec
 GAZ = tuple(F.gazetteer_feature(k) for k in ("LOC", "MISC", "ORG", "PER"))
 EWT_LICENCE = "CC BY-SA 4.0."
 

@@ -68,7 +68,7 @@ BASE = ["train", "--task", "ner", "--train", str(FIX / "ner_small.conll")]
                               "--dev file is given, got 0.0"),
     (["--window", "4"], "--window must be odd"),
     (["--optimizer", "rmsprop"], "argument --optimizer: invalid choice: 'rmsprop'"),
-    (["--features", "window"], "--features window is not a preset of ner"),
+    (["--features", "window"], "features must be a preset"),
     (["--fixed-embeddings", "true"], "--fixed-embeddings needs --embeddings"),
 ])
 def test_bad_training_settings(capsys, args, message):

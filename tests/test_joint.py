@@ -156,3 +156,34 @@ def test_synonym_pairs_from_wordnet_files():
     assert not any("_" in a or "_" in b for a, b, _ in pairs)
     with pytest.raises(ValueError, match="wordnet-base"):
         related_pairs(FIX)
+
+
+def chars_config(tmp_path, **kw) -> JointConfig:
+    cfg = config(tmp_path, tasks=("pos", "ner", "srl"), **kw)
+    for t in cfg.tasks.values():
+        t["features"] += "+chars"
+    return cfg
+
+
+def test_tasks_share_the_character_network_with_their_own_spellings(tmp_path):
+    members = build_members(chars_config(tmp_path))
+    convs = [m.net.emb.tables[-1] for m in members]
+    assert all(c.conv is convs[0].conv and c.chars is convs[0].chars for c in convs)
+    assert len({id(c.spellings) for c in convs}) == len(convs)  # each featurizer numbers
+    vocabs = [m.saved.featurizer.vocabs["chars"] for m in members]
+    assert all(v == vocabs[0] for v in vocabs)   # one character vocabulary for all tasks
+    l1 = [m.net.l1 for m in members if m.spec.approach == "window"]
+    assert l1[0].shared is l1[1].shared          # the chars columns are shared ones too
+
+
+@pytest.mark.slow
+def test_a_joint_chars_model_runs_in_the_runtime_as_trained(tmp_path):
+    cfg = chars_config(tmp_path, epochs=1)
+    train_joint(cfg)
+    members = {m.spec.name: m for m in build_members(cfg)}
+    for name in cfg.tasks:
+        saved = load_model(Path(cfg.out) / name)
+        task, dev = get_task(name), members[name].dev
+        trained = predict_tags(network_from_saved(saved),
+                               make_examples(task, dev, saved.featurizer), saved)
+        assert predict_gold_inputs(TaskModel(saved), task, dev) == trained

@@ -25,6 +25,10 @@ CASES = {
     "srl-sentence-sll": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll"),
     "srl-window-wll": dict(task="srl", train=FIX / "srl_small.conll", criterion="wll",
                            approach="window", features="window"),
+    "ner-window-chars": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                             features="basic+chars"),
+    "srl-sentence-chars": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll",
+                               features="basic+chars"),
 }
 
 

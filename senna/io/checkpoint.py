@@ -231,8 +231,16 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
     (config "word_base") is checked apart (`check_model`)."""
     net, n_tags = model.net, model.net.n_tags
     base = model.info.get("word_base")
-    shapes = {f"emb.tables.{j}.weight": (net.vocab_sizes[j], net.dims[j])
-              for j in range(len(net.dims)) if base is None or base.get("table") != j}
+    chars = net.chars or [[]] * len(net.dims)
+    shapes = {}
+    for j in range(len(net.dims)):
+        if chars[j]:   # a character convolution (senna.nn.chars)
+            width, window = chars[j]
+            shapes |= {f"emb.tables.{j}.chars.weight": (net.vocab_sizes[j], width),
+                       f"emb.tables.{j}.conv.weight": (net.dims[j], width, window),
+                       f"emb.tables.{j}.conv.bias": (net.dims[j],)}
+        elif base is None or base.get("table") != j:
+            shapes[f"emb.tables.{j}.weight"] = (net.vocab_sizes[j], net.dims[j])
     if net.approach == "window":
         shapes["l1.weight"] = (net.hidden, net.window * net.input_dim)
     else:
@@ -263,6 +271,10 @@ def check_model(model: SavedModel, path: Path) -> None:
     net, specs, config = model.net, model.featurizer.specs, path / "config.json"
     if len(specs) != len(net.dims):
         raise ModelError(f"{config}: {len(specs)} features, but net.dims has {len(net.dims)}")
+    chars = net.chars or [[]] * len(specs)
+    if chars != [k.net_shape() for k in model.featurizer.kinds]:
+        raise ModelError(f"{config}: the network's character settings {net.chars} do not "
+                         "match the features")
     for j, spec in enumerate(specs):
         size = len(model.featurizer.vocabs[spec.name])
         if size != net.vocab_sizes[j]:

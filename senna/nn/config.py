@@ -24,6 +24,9 @@ class NetConfig:
     conv: int = 300            # sentence approach: convolution units
     dist_dim: int = 5          # sentence approach: distance-to-word / -predicate embeddings
     max_dist: int = 30         # distances are clipped to [-max_dist, max_dist]
+    # Per feature, [character width, window] for a character convolution (vocab_sizes then
+    # counts characters, dims filters) or [] for a lookup table; [] when none has one.
+    chars: list[list[int]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.approach not in APPROACHES:
@@ -34,6 +37,9 @@ class NetConfig:
             raise ValueError(f"window must be odd and positive, got {self.window}")
         if len(self.vocab_sizes) != len(self.dims):
             raise ValueError("one embedding width per feature vocabulary is needed")
+        if self.chars and (len(self.chars) != len(self.dims)
+                           or any(len(c) not in (0, 2) for c in self.chars)):
+            raise ValueError("chars: one entry per feature, [] or [character width, window]")
 
     @property
     def input_dim(self) -> int:

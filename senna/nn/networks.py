@@ -5,8 +5,10 @@ Sentence approach (Fig. 2): lookup tables + distances to the word to tag and to 
 -> convolution -> max over time -> linear -> HardTanh -> linear.
 
 Parameter names are the contract with `senna.runtime.kernels` and the saved `weights.npz`:
-emb.{j}.weight, l1.*, l2.*, conv.*, dist_word.weight, dist_pred.weight, and the criterion's
-(`senna.nn.criterion`: transitions and start for SLL), see `weights_of` and `load_weights`.
+emb.tables.{j}.weight (a character feature's emb.tables.{j}.chars.weight and
+emb.tables.{j}.conv.*, see `senna.nn.chars`), l1.*, l2.*, conv.*, dist_word.weight,
+dist_pred.weight, and the criterion's (`senna.nn.criterion`: transitions and start for SLL),
+see `weights_of` and `load_weights`.
 """
 
 from __future__ import annotations
@@ -16,22 +18,46 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from senna.nn.chars import CharConvolution
 from senna.nn.config import NetConfig
 from senna.nn.criterion import build_criterion
 from senna.nn.init import fan_in_init
 
 
 class Embeddings(nn.Module):
-    """One lookup table per feature; vectors concatenated (section 3.1.1)."""
+    """One lookup table per feature (a character convolution for a chars feature); vectors
+    concatenated (section 3.1.1)."""
 
     def __init__(self, cfg: NetConfig, sparse: bool = True):
         super().__init__()
-        self.tables = nn.ModuleList(nn.Embedding(v, d, sparse=sparse)
-                                    for v, d in zip(cfg.vocab_sizes, cfg.dims, strict=True))
+        chars = cfg.chars or [[]] * len(cfg.dims)
+        self.tables = nn.ModuleList(
+            CharConvolution(v, c[0], c[1], d, sparse) if c else nn.Embedding(v, d, sparse=sparse)
+            for v, d, c in zip(cfg.vocab_sizes, cfg.dims, chars, strict=True))
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """ids [B, T, F] -> [B, T, sum(dims)]."""
         return torch.cat([t(ids[..., j]) for j, t in enumerate(self.tables)], dim=-1)
+
+
+def bind_spellings(net: nn.Module, featurizer) -> nn.Module:
+    """Give a network's character convolutions the spellings of the featurizer whose ids
+    they read (`senna.features.CharsFeature`)."""
+    for table, kind in zip(net.emb.tables, featurizer.kinds, strict=True):
+        if isinstance(table, CharConvolution):
+            table.spellings = kind.spellings
+    return net
+
+
+def share_table(own: nn.Module, first: nn.Module) -> nn.Module:
+    """The table a task uses for a feature shared with `first`'s task (multi-task training):
+    `first` itself, or for a character convolution its parameters with its own spellings."""
+    if isinstance(own, CharConvolution) and isinstance(first, CharConvolution):
+        return own.tie_to(first)
+    if not isinstance(own, nn.Embedding) or not isinstance(first, nn.Embedding) \
+            or own.weight.shape != first.weight.shape:
+        raise ValueError("a shared feature's tables differ between tasks")
+    return first
 
 
 def padded_ids(ids: torch.Tensor, half: int) -> torch.Tensor:
@@ -161,7 +187,8 @@ def _columns(cfg: NetConfig, flags: list[bool]) -> tuple[torch.Tensor, torch.Ten
 def fan_in(name: str, p: torch.Tensor, params: dict[str, torch.Tensor] | None = None) -> int:
     """Inputs feeding one unit (Remark 7), which scales each tensor's learning rate: 1 for
     lookup tables and the criterion's scores; a bias shares its layer's fan-in."""
-    if name.startswith(("emb.", "dist_", "criterion.")):
+    if name.startswith(("dist_", "criterion.")) or (name.startswith("emb.")
+                                                    and ".conv." not in name):
         return 1
     if name.endswith("bias") and params is not None:
         return fan_in(name[: -len("bias")] + "weight", params[name[: -len("bias")] + "weight"])

@@ -22,7 +22,8 @@ def hardtanh(x: np.ndarray) -> np.ndarray:
 
 
 def embed(ids: np.ndarray, w: Weights, n_features: int) -> np.ndarray:
-    """ids [N, F] -> concatenated lookup-table rows [N, D]."""
+    """ids [N, F] -> concatenated lookup-table rows [N, D] (a character feature's table is
+    `senna.runtime.chars.CharVectors`, which computes the rows it lacks)."""
     return np.concatenate([w[f"emb.tables.{j}.weight"][ids[:, j]] for j in range(n_features)], 1)
 
 
@@ -39,6 +40,19 @@ def window_inputs(ids: np.ndarray, lengths: Sequence[int], w: Weights,
     flat, pos = _flat(ids, lengths, half)
     emb = embed(flat, w, len(cfg.dims))
     return emb[pos[:, None] + np.arange(-half, half + 1)].reshape(len(ids), -1)
+
+
+def char_vectors(chars: np.ndarray, lengths: np.ndarray, w: Weights, name: str) -> np.ndarray:
+    """Character convolution (senna.nn.chars): character ids [U, L + 2h] (PADDING around
+    each word) and lengths [U] -> max over the L positions of the convolution: [U, C]."""
+    conv = w[f"{name}.conv.weight"]                                  # [C, width, window]
+    e = w[f"{name}.chars.weight"][chars]                             # [U, L+2h, width]
+    x = sliding_window_view(e, conv.shape[2], axis=1)                # [U, L, width, window]
+    y = x.reshape(-1, conv[0].size) @ conv.reshape(len(conv), -1).T
+    y = y.reshape(len(chars), -1, len(conv))                         # [U, L, C]
+    y += w[f"{name}.conv.bias"]
+    y[np.arange(y.shape[1]) >= lengths[:, None]] = -np.inf
+    return y.max(axis=1)
 
 
 def windows(x: np.ndarray, window: int) -> np.ndarray:
@@ -101,7 +115,10 @@ def window_layer(ids: np.ndarray, lengths: Sequence[int], w: Weights, cfg: NetCo
         c1 = min(c0 + CHUNK, len(ids))
         parts.clear()                             # the last chunk's, before the new ones
         first = pos[c0] - half                    # flat rows of the chunk and its context
-        uniq, inverse = distinct_rows(flat[first : pos[c1 - 1] + half + 1], cfg.vocab_sizes)
+        rows = flat[first : pos[c1 - 1] + half + 1]
+        # sizes from the ids themselves: a character feature's ids are spellings, not rows
+        # of a vocabulary of cfg.vocab_sizes entries
+        uniq, inverse = distinct_rows(rows, (rows.max(axis=0) + 1).tolist())
         x = embed(uniq, w, len(cfg.dims))                                 # [U, D]
         parts += [x @ part for part in parts_w]                           # win x [U, H]
         for lo in range(c0, c1, BLOCK):

@@ -11,6 +11,7 @@ from senna.decode.constraints import for_scheme
 from senna.decode.viterbi import Decoder
 from senna.io.checkpoint import ModelError, SavedModel, load_model
 from senna.runtime import kernels
+from senna.runtime.chars import bound, char_tables
 from senna.tags import split_tag
 from senna.vocab import TagSet
 
@@ -73,6 +74,7 @@ class TaskModel:
         self.w = {k: v.astype(np.float32, copy=False) if isinstance(v, np.ndarray) else v
                   for k, v in saved.weights.items()}
         self.featurizer = saved.featurizer
+        self.w.update(char_tables(self.featurizer, self.w))
         self.tags = saved.tags
         self.criterion = self.cfg.criterion
         self.constraints = for_scheme(self.tags.items, saved.info.get("scheme"))
@@ -95,6 +97,7 @@ class TaskModel:
                   columns: Sequence[Mapping[str, Sequence[str]]]) -> np.ndarray:
         """Window approach, sentences (+ their input columns) -> emissions [sum T, K], the
         sentences' words end to end: one feature pass and one network pass for the batch."""
+        bound(self.featurizer)
         ids = self.featurizer.encode_many(sentences, columns)
         return kernels.window_scores(ids, [len(s) for s in sentences], self.w, self.cfg)
 
@@ -134,6 +137,7 @@ class TaskModel:
             windows = [[self.role_window(len(s), p) for p in ps]
                        for s, ps in zip(sentences, predicates, strict=True)]
         bounds = np.array([b for ws in windows for b in ws], dtype=np.intp).reshape(-1, 2)
+        bound(self.featurizer)
         if self.sentence_level:
             ids = self.featurizer.encode_many(sentences, columns)
             ids_list = np.split(ids, np.cumsum([len(s) for s in sentences])[:-1])

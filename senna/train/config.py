@@ -15,7 +15,6 @@ from senna.settings import option, setting, type_problems
 from senna.tasks import TASKS
 
 OPTIMIZERS = ("sgd", "adam")
-PRESETS = tuple(sorted({p for t in TASKS.values() for p in t.presets}))
 
 
 @dataclass
@@ -32,8 +31,9 @@ class TrainConfig:
     criterion: str = setting("word-level (wll) or sentence-level (sll) log-likelihood", "sll",
                              choices=CRITERIA)
     features: str = setting("feature preset: basic (words, caps), senna (plus SENNA's task "
-                            "features), window (SRL with the window approach)", "basic",
-                            choices=PRESETS)
+                            "features), window (SRL with the window approach); '+chars' adds "
+                            "character-level word vectors ('+chars:30': 30 filters), e.g. "
+                            "senna+chars", "basic")
     embeddings: str | None = setting("initial word vectors: a senna embeddings directory or a "
                                      "word2vec/GloVe text file", None)
     fixed_embeddings: bool = setting("keep the initial word vectors fixed (true/false)", False)
@@ -105,9 +105,10 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.max_words < 3:
         out.append(f"--max-words must be at least 3 (PADDING, RARE and a word), got "
                    f"{cfg.max_words}")
-    if cfg.features not in TASKS[cfg.task].presets:
-        out.append(f"--features {cfg.features} is not a preset of {cfg.task}: use one of "
-                   f"{', '.join(sorted(TASKS[cfg.task].presets))}")
+    try:
+        TASKS[cfg.task].features(cfg.features)
+    except ValueError as e:
+        out.append(f"--features: {e}")
     for name in ("dropout_input", "dropout_hidden"):
         if not 0 <= getattr(cfg, name) < 1:
             out.append(f"{option(name)} must be in [0, 1), got {getattr(cfg, name)}")

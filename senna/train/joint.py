@@ -36,10 +36,18 @@ import torch
 from tqdm import tqdm
 
 from senna.datasets import load_splits
-from senna.features import WordFeature
+from senna.features import KINDS, WordFeature
 from senna.io.checkpoint import SavedModel, load_model, save_model
 from senna.lm.wordnet import related_pairs
-from senna.nn.networks import Tagger, WindowNet, fan_in, load_weights, share_first_layer, weights_of
+from senna.nn.networks import (
+    Tagger,
+    WindowNet,
+    fan_in,
+    load_weights,
+    share_first_layer,
+    share_table,
+    weights_of,
+)
 from senna.tasks import TaskSpec, get_task
 from senna.train.auxiliary import LanguageModelTask, RankingTask, SynonymTask
 from senna.train.card import write_card
@@ -180,11 +188,13 @@ def build_members(cfg: JointConfig) -> list[Member]:
     cfgs = {name: cfg.task_config(name) for name in cfg.tasks}
     splits = {name: load_splits(c, get_task(name)) for name, c in cfgs.items()}
     first = next(iter(cfgs.values()))
-    words = word_vocab(first, [s for train, _ in splits.values() for s in train])
+    every = [s for train, _ in splits.values() for s in train]
+    words = word_vocab(first, every)
+    vocabs = shared_vocabs(cfgs, every, words)
     members = []
     for name, c in cfgs.items():
         spec = get_task(name)
-        net, saved = build(c, spec, splits[name][0], words)
+        net, saved = build(c, spec, splits[name][0], words, vocabs)
         saved.info["joint"] = {"tasks": list(cfg.tasks), "share_l1": cfg.share_l1,
                                "sampling": cfg.sampling, "command": cfg.command}
         members.append(Member(spec, c, net, saved, splits[name][1],
@@ -194,17 +204,31 @@ def build_members(cfg: JointConfig) -> list[Member]:
     return members
 
 
+def shared_vocabs(cfgs: dict[str, TrainConfig], sentences: list, words) -> dict:
+    """Vocabularies of the shared features (words: `words`; caps; characters), from every
+    task's training sentences: one table needs one vocabulary."""
+    out = {}
+    for name, c in cfgs.items():
+        for spec in get_task(name).features(c.features):
+            kind = KINDS[spec.kind]
+            if kind.shared and spec.name not in out:
+                out[spec.name] = kind.fit_vocab(spec, sentences, words, c.max_words)
+    return out
+
+
 def tie(members: list[Member], share_l1: bool) -> None:
     """One lookup table per shared feature (the first task's, with its initial vectors);
     with `share_l1`, one first layer for the window tasks' shared columns."""
-    tables: dict[str, torch.nn.Embedding] = {}
+    tables: dict[str, torch.nn.Module] = {}
     for m in members:
         for j, kind in enumerate(m.saved.featurizer.kinds):
             if kind.shared:
-                table = tables.setdefault(kind.spec.name, m.net.emb.tables[j])
-                if table.weight.shape != m.net.emb.tables[j].weight.shape:
-                    raise ValueError(f"feature {kind.spec.name!r} differs between tasks")
-                m.net.emb.tables[j] = table
+                first = tables.setdefault(kind.spec.name, m.net.emb.tables[j])
+                try:
+                    m.net.emb.tables[j] = share_table(m.net.emb.tables[j], first)
+                except ValueError:
+                    raise ValueError(f"feature {kind.spec.name!r} differs between "
+                                     "tasks") from None
     window = [m for m in members if isinstance(m.net, WindowNet)]
     if share_l1 and len(window) > 1:
         share_first_layer([m.net for m in window],  # type: ignore[misc]

@@ -23,7 +23,14 @@ from senna.datasets import load_splits
 from senna.features import Featurizer, Gazetteer, GazetteerFeature, WordFeature
 from senna.io.checkpoint import SavedModel, save_model
 from senna.nn.config import NetConfig
-from senna.nn.networks import Tagger, build_network, fan_in, load_weights, weights_of
+from senna.nn.networks import (
+    Tagger,
+    bind_spellings,
+    build_network,
+    fan_in,
+    load_weights,
+    weights_of,
+)
 from senna.tasks import TaskSpec, get_task
 from senna.train.card import write_card
 from senna.train.config import TrainConfig
@@ -35,21 +42,25 @@ from senna.vocab import TagSet, Vocab
 
 
 def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
-          words: Vocab | None = None) -> tuple[Tagger, SavedModel]:
+          words: Vocab | None = None, vocabs: dict[str, Vocab] | None = None
+          ) -> tuple[Tagger, SavedModel]:
     """Vocabularies, tag set and a freshly initialised network (`words`: the word dictionary
-    to use, e.g. one shared by jointly trained tasks; default: built from `train_sents`)."""
+    to use, e.g. one shared by jointly trained tasks; default: built from `train_sents`;
+    `vocabs`: other features' given vocabularies, by feature name)."""
     specs = [s if s.kind != "word" else type(s)(s.name, s.kind, cfg.word_dim, s.arg)
              for s in task.features(cfg.features)]
     gaz = Gazetteer.load(cfg.gazetteer) if cfg.gazetteer else None
-    featurizer = Featurizer.fit(specs, train_sents, gaz, words or word_vocab(cfg, train_sents))
+    featurizer = Featurizer.fit(specs, train_sents, gaz, words or word_vocab(cfg, train_sents),
+                                vocabs=vocabs)
     examples = make_examples(task, train_sents, featurizer)
     tagset = TagSet(sorted({t for e in examples for t in e.tags}))
     net_cfg = NetConfig(approach=cfg.approach or task.approach, criterion=cfg.criterion,
                         vocab_sizes=featurizer.sizes(), dims=[s.dim for s in specs],
                         n_tags=len(tagset), window=cfg.window, hidden=cfg.hidden,
-                        conv=cfg.conv if (cfg.approach or task.approach) == "sentence" else 0)
+                        conv=cfg.conv if (cfg.approach or task.approach) == "sentence" else 0,
+                        chars=featurizer.net_shapes())
     torch.manual_seed(cfg.seed)
-    net = build_network(net_cfg, sparse=cfg.optimizer == "sgd")
+    net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
     info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
             "training": {"config": asdict(cfg), "command": command_line()}}
     j = featurizer.index(WordFeature)
@@ -120,7 +131,8 @@ def plot_curve(history: list[dict], path: Path, metric: str) -> None:
 
 
 def network_from_saved(saved: SavedModel) -> Tagger:
-    return load_weights(build_network(saved.net), saved.weights)
+    return load_weights(bind_spellings(build_network(saved.net), saved.featurizer),
+                        saved.weights)
 
 
 def start_epoch(net: Tagger, opt: torch.optim.Optimizer, rates: list[float],
