@@ -37,9 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from table4 import run_all  # noqa: E402
 
 TASKS = ("pos", "ner", "chunk")
-# run suffix -> (addition to the recipe's features, row title)
-LEVERS = {"base": ("", "shipped recipe"), "chars": ("+chars", "+ characters (50 filters)"),
-          "chars30": ("+chars:30", "+ characters, 30 filters")}
+# run suffix -> (addition to the recipe's features, other training options, row title)
+LEVERS = {"base": ("", [], "shipped recipe"),
+          "chars": ("+chars", [], "+ characters (50 filters)"),
+          "chars30": ("+chars:30", [], "+ characters, 30 filters"),
+          "dropout": ("", ["--dropout-hidden", "0.3"], "+ dropout 0.3 on the hidden layer")}
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 SPEED = """
@@ -101,8 +103,8 @@ def commands(out: Path, recipes: Path, tasks: tuple[str, ...], seeds: list[int],
             base += ["--seed", str(seed)] if seed != 1 else []
             features = json.loads(recipe.read_text())["features"]
             for lever in levers:
-                addition = LEVERS[lever][0]
-                options = ["--features", features + addition] if addition else []
+                addition, extra, _ = LEVERS[lever]
+                options = (["--features", features + addition] if addition else []) + extra
                 name = run_name(task, lever, seed)
                 cmds[name] = [*base, *options, "--out", str(out / name)]
     return cmds
@@ -146,7 +148,7 @@ def table(out: Path, cmds: dict[str, list[str]], tasks: tuple[str, ...], seeds: 
         for lever in levers:
             runs = {s: r for s in seeds if (r := record(out, run_name(task, lever, s)))}
             s = speed(out, run_name(task, lever, seeds[0]), repeat)
-            title = LEVERS[lever][1]
+            title = LEVERS[lever][2]
             if not runs:
                 lines.append(f"| {task.upper()} | {title} | — | | | | | | | |")
                 continue
