@@ -41,7 +41,9 @@ TASKS = ("pos", "ner", "chunk")
 LEVERS = {"base": ("", [], "shipped recipe"),
           "chars": ("+chars", [], "+ characters (50 filters)"),
           "chars30": ("+chars:30", [], "+ characters, 30 filters"),
-          "dropout": ("", ["--dropout-hidden", "0.3"], "+ dropout 0.3 on the hidden layer")}
+          "dropout": ("", ["--dropout-hidden", "0.3"], "+ dropout 0.3 on the hidden layer"),
+          "chars30-dropout": ("+chars:30", ["--dropout-hidden", "0.3"],
+                              "+ characters (30 filters) and dropout 0.3")}
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 SPEED = """
