@@ -79,12 +79,13 @@ def train_ensemble(cfg: TrainConfig, seeds: list[int], joined_epochs: int = 0) -
             "combine": "vote", "joined": None, "training": {"seeds": seeds,
                                                            "joined_epochs": joined_epochs}}
     task = get_task(cfg.task)
-    dev = load_splits(cfg, task)[1]
+    train_sents, dev = load_splits(cfg, task)
     members = [TaskModel.load(out / n) for n in names]
     scores = {n: score(m, task, dev) for n, m in zip(names, members, strict=True)}
     scores["vote"] = score(EnsembleModel(members, "vote"), task, dev)
     if joined_epochs:
-        scores["joined"] = train_joiner(cfg, out, names, joined_epochs, members)
+        scores["joined"] = train_joiner(cfg, out, names, joined_epochs, members,
+                                        train_sents, dev)
         spec["joined"] = "joined.npz"
         if scores["joined"] > scores["vote"]:   # the tagger uses the better on dev
             spec["combine"] = "joined"
@@ -98,19 +99,19 @@ def score(model, task, dev: list) -> float:
 
 
 def train_joiner(cfg: TrainConfig, out: Path, names: list[str], epochs: int,
-                 members: list[TaskModel]) -> float:
+                 members: list[TaskModel], train_sents: list, dev: list) -> float:
     """SGD on the joining layer; the best dev epoch is saved as out/joined.npz."""
     torch.manual_seed(cfg.seed)
     task = get_task(cfg.task)
-    train_sents, dev = load_splits(cfg, task)
-    nets = [network_from_saved(load_model(out / n)) for n in names]
+    saved = [load_model(out / n) for n in names]
+    nets = [network_from_saved(s) for s in saved]
     for net in nets:
         net.eval()
         net.requires_grad_(False)
-    first = load_model(out / names[0])
+    first = saved[0]
     examples = make_examples(task, train_sents, first.featurizer)
     joiner = Joiner(nets, len(first.tags))
-    opt = optimizer(joiner, cfg.lr)  # type: ignore[arg-type]
+    opt = optimizer(joiner.named_parameters(), cfg.lr)
     best = -1.0
     for epoch in range(1, epochs + 1):
         rng = np.random.default_rng([cfg.seed, epoch])

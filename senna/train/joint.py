@@ -247,21 +247,13 @@ def optimizers(units: list[Unit], lr: float) -> torch.optim.Optimizer:
     for m in units:
         named = {n: p for n, p in m.module.named_parameters() if p.requires_grad}
         own = {n: p for n, p in named.items() if owners[id(p)] == 1}
-        m.opt = optimizer_for(own, *((m.cfg.lr, m.cfg.optimizer) if isinstance(m, Member)
-                                     else (lr, "sgd")))
+        m.opt = optimizer(own.items(), *((m.cfg.lr, m.cfg.optimizer) if isinstance(m, Member)
+                                         else (lr, "sgd")))
         for n, p in named.items():
             if owners[id(p)] > 1 and id(p) not in seen:
                 seen.add(id(p))
                 shared_groups.append({"params": [p], "lr": lr / fan_in(n, p, named)})
     return torch.optim.SGD(shared_groups, lr=lr)
-
-
-def optimizer_for(params: dict[str, torch.nn.Parameter], lr: float, kind: str):
-    """`senna.train.loop.optimizer` over some of a network's parameters."""
-    holder = torch.nn.Module()
-    holder.named_parameters = lambda: iter(params.items())  # type: ignore[method-assign]
-    holder.parameters = lambda: iter(params.values())  # type: ignore[method-assign]
-    return optimizer(holder, lr, kind)  # type: ignore[arg-type]
 
 
 def schedule(units: list[Unit], sampling: str, rng: np.random.Generator

@@ -12,6 +12,7 @@ import os
 import shlex
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -82,13 +83,15 @@ def command_line() -> str:
     return shlex.join(["senna", *args]) if args else "(called from Python)"
 
 
-def optimizer(net: Tagger, lr: float, kind: str = "sgd") -> torch.optim.Optimizer:
-    """SGD: one parameter group per tensor, learning rate lr / fan-in (Remark 7)."""
+def optimizer(named: Iterable[tuple[str, torch.nn.Parameter]], lr: float,
+              kind: str = "sgd") -> torch.optim.Optimizer:
+    """Over (name, parameter) pairs (`net.named_parameters()`, or some of them).  SGD: one
+    parameter group per tensor, learning rate lr / fan-in (Remark 7)."""
+    params = {n: p for n, p in named if p.requires_grad}
     if kind == "adam":
-        return torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=lr)
+        return torch.optim.Adam(list(params.values()), lr=lr)
     if kind != "sgd":
         raise ValueError(f"optimizer must be 'sgd' or 'adam', got {kind!r}")
-    params = {n: p for n, p in net.named_parameters() if p.requires_grad}
     groups = [{"params": [p], "lr": lr / fan_in(n, p, params)} for n, p in params.items()]
     return torch.optim.SGD(groups, lr=lr)
 
@@ -157,7 +160,7 @@ def train(cfg: TrainConfig) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     examples = make_examples(task, train_sents, saved.featurizer)
     dev_examples = make_examples(task, dev_sents, saved.featurizer)
-    opt = optimizer(net, cfg.lr, cfg.optimizer)
+    opt = optimizer(net.named_parameters(), cfg.lr, cfg.optimizer)
     rates = [g["lr"] for g in opt.param_groups]
     state = resume(out, cfg, net, saved, opt)
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
