@@ -46,9 +46,11 @@ def rebase(path: str | None, data_root: Path) -> str | None:
     return str(data_root.joinpath(*parts[parts.index("data") + 1 :])) if "data" in parts else path
 
 
-def recorded_dev_set(model_dir: str | Path, data_root: str | Path) -> tuple[TaskSpec, list]:
+def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
+                     predicted: bool = True) -> tuple[TaskSpec, list]:
     """The dev sentences a saved model was scored on, read from `data_root`, with the input
-    columns its training predicted (`predicted_columns`) predicted the same way."""
+    columns its training predicted (`predicted_columns`) predicted the same way (gold ones
+    if not `predicted`)."""
     config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
     settings = dict(config["training"]["config"])
     for key in ("train", "dev"):
@@ -60,7 +62,7 @@ def recorded_dev_set(model_dir: str | Path, data_root: str | Path) -> tuple[Task
     dev = load_splits(SimpleNamespace(**settings), task)[1]
     from senna.runtime.model import TaskModel
     from senna.train.cascade import parse_spec, tag_column  # no torch needed
-    for column, path in parse_spec(settings.get("predicted_columns")):
+    for column, path in parse_spec(settings.get("predicted_columns") if predicted else None):
         tag_column(TaskModel.load(beside_package(path)), dev, column)
     return task, dev
 
