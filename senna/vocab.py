@@ -13,6 +13,7 @@ import sys
 import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import repeat
 
 import numpy as np
 
@@ -55,6 +56,15 @@ class SharedIndex(Mapping[str, int]):
             return default
         return int(self.local[n])
 
+    def ids(self, keys: Sequence[str], default: int) -> np.ndarray:
+        """`get` over many keys at once (one array lookup for all of them)."""
+        numbers = np.fromiter(map(_WORDS.get, keys, repeat(-1)), np.intp, len(keys))
+        known = (numbers >= 0) & (numbers < len(self.local))
+        out = np.full(len(keys), default, dtype=np.int64)
+        found = self.local[numbers[known]]
+        out[np.flatnonzero(known)[found >= 0]] = found[found >= 0]
+        return out
+
     def __getitem__(self, key: str) -> int:
         i = self.get(key)
         if i is None:
@@ -96,6 +106,12 @@ class Vocab:
 
     def id(self, item: str) -> int:
         return self.index.get(item, 1)
+
+    def ids(self, items: Sequence[str]) -> Sequence[int]:
+        """Ids of many items (unknown -> RARE)."""
+        if isinstance(self.index, SharedIndex):
+            return self.index.ids(items, self.unk_id)
+        return list(map(self.index.get, items, repeat(self.unk_id)))
 
     def encode(self, items: Iterable[str]) -> np.ndarray:
         """[T] strings -> [T] int64 ids (unknown -> RARE)."""

@@ -75,8 +75,9 @@ def caps_features(words: Iterable[str]) -> list[int]:
     return [caps_feature(w) for w in words]
 
 
-def suffix(word: str, n: int = 2) -> str:
-    """Last `n` characters of the normalised word (all of it when shorter)."""
+def suffix(word: str, n: int = 2, norm: str | None = None) -> str:
+    """Last `n` characters of the normalised word (all of it when shorter); `norm`: the
+    normalised word when the caller has it already."""
     if n < 1:
         raise ValueError(f"suffix length must be >= 1, got {n}")
-    return normalize_word(word)[-n:]
+    return (normalize_word(word) if norm is None else norm)[-n:]
