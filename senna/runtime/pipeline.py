@@ -236,12 +236,12 @@ class Pipeline:
             predicates: Sequence[Sequence[int]] | None = None,
             offsets: Sequence[Sequence[tuple[int, int]]] | None = None,
             sources: Sequence[str | None] | None = None,
-            tokens: Sequence[list[Token]] | None = None) -> list[Sentence]:
+            tokens: Sequence[Sequence[Token]] | None = None) -> list[Sentence]:
         """Tag a batch of sentences of words.  `predicates`: SRL predicate positions per
         sentence (default: POS tags VB*); `offsets`/`sources`: character spans of the words
         in their source text, kept on the tokens and used for span texts.  `tokens`: the
         sentences' `Token`s (words and offsets), used instead of new tokens (`offsets` is
-        then not read)."""
+        then not read; the tagged sentences share them: tokens are immutable)."""
         columns, roles = self.annotate(sentences, predicates)
         out = []
         for i, words in enumerate(sentences):
@@ -252,5 +252,5 @@ class Pipeline:
                 toks = [Token(w, s, e) for w, (s, e) in zip(words, spans, strict=True)]
             source = sources[i] if sources is not None else None
             out.append(Sentence(list(words), columns[i], list(roles[i]), list(roles[i].values()),
-                                tokens=list(toks), source=source))
+                                tokens=toks, source=source))
         return out

@@ -50,14 +50,16 @@ Fix-ups applied on top of syntok (all cheap, per sentence):
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from collections.abc import Iterator, Sequence
+from itertools import accumulate, repeat
+from typing import NamedTuple, overload
 
 from syntok import segmenter
 from syntok.tokenizer import Tokenizer
 
 from senna.text.invisible import INVISIBLE, visible, visible_with_offsets
 
-__all__ = ["Token", "tokenize", "split_pretokenized"]
+__all__ = ["SpacedTokens", "Token", "tokenize", "split_pretokenized"]
 
 
 class Token(NamedTuple):
@@ -67,6 +69,49 @@ class Token(NamedTuple):
     text: str
     start: int | None = None  # None: a word given without its source text
     end: int | None = None
+
+
+class SpacedTokens(Sequence[Token]):
+    """The tokens of words joined by single spaces (SENNA's usual -usrtokens line), made
+    when first read: their offsets follow from the word lengths, and the column output
+    reads only the words, so a batch of plain -usrtokens lines makes no named tuples."""
+
+    __slots__ = ("words", "_tokens")
+
+    def __init__(self, words: list[str]):
+        self.words = words
+        self._tokens: list[Token] | None = None
+
+    def _made(self) -> list[Token]:
+        if self._tokens is None:
+            steps = [len(w) + 1 for w in self.words]        # a word and the space after it
+            after = list(accumulate(steps))                 # the offset after that space
+            spans = zip(self.words, map(int.__sub__, after, steps),
+                        map(int.__sub__, after, repeat(1)), strict=True)
+            # tuple.__new__ is what the named tuple's constructor calls, minus a Python frame
+            self._tokens = list(map(tuple.__new__, repeat(Token), spans))
+        return self._tokens
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @overload
+    def __getitem__(self, i: int) -> Token: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Token]: ...
+    def __getitem__(self, i: int | slice) -> Token | list[Token]:
+        return self._made()[i]
+
+    def __iter__(self) -> Iterator[Token]:
+        return iter(self._made())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._made() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a list, so unhashable as one
+
+    def __repr__(self) -> str:
+        return repr(self._made())
 
 
 Span = tuple[int, int]
