@@ -77,7 +77,7 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
     if k <= DENSE:
         return _best(score, transitions, np.repeat(np.arange(k)[:, None], b, 1))
     lead = score.argmax(1)
-    top = score.max(1)
+    top = score[np.arange(b), lead]                                   # the max, gathered
     peak = float(np.abs(top).max())
     finite = np.isfinite(peak)
     if not finite:                                                    # rare: inf/NaN rows
@@ -85,9 +85,9 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
     keep = score + dom[lead] >= (top - 64 * eps * (peak + slack))[:, None]
     if not finite:
         keep[~np.isfinite(top)] = True
-    count = np.count_nonzero(keep, 1)
     rows, tags = np.nonzero(keep)                                     # by row
-    rank = np.arange(len(rows)) - np.repeat(np.cumsum(count) - count, count)
+    count = np.bincount(rows, minlength=b)
+    rank = np.arange(len(rows)) - (np.cumsum(count) - count)[rows]
     most = int(count.max())
     over = b - np.cumsum(np.bincount(count, minlength=most + 1))     # rows keeping > w
     width = int(np.argmin(np.arange(1, most + 1) * b + most * over[1:])) + 1
