@@ -20,7 +20,14 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from senna.text.normalize import CAPS_TAGS, caps_feature, normalize_word, normalize_words, suffix
+from senna.text.normalize import (
+    CAPS_TAGS,
+    caps_feature,
+    normalize_word,
+    normalize_words,
+    suffix,
+    suffixes,
+)
 from senna.vocab import Vocab
 
 
@@ -223,8 +230,7 @@ class SuffixFeature(Feature):
         return Vocab.from_counts(Counter(suffix(w, n) for s in sentences for w in s.words))
 
     def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
-        n = int(self.spec.arg)
-        return self.vocab.ids([suffix(w, n, norm) for w, norm in zip(words, norms, strict=True)])
+        return self.vocab.ids(suffixes(norms, int(self.spec.arg)))
 
 
 class Spellings:
@@ -476,11 +482,9 @@ class Featurizer:
             self._clear_cache()  # kinds keep their state: ids already given stay valid
         cache = self._cache
         index = np.fromiter(map(cache.get, words, repeat(-1)), np.intp, len(words))
-        missing = np.flatnonzero(index < 0).tolist()
-        if missing:
-            unseen = [words[i] for i in missing]
-            self._add_words(list(dict.fromkeys(unseen)))
-            index[missing] = list(map(cache.__getitem__, unseen))
+        if index.min(initial=0) < 0:
+            self._add_words([w for w in dict.fromkeys(words) if w not in cache])
+            index = np.fromiter(map(cache.__getitem__, words), np.intp, len(words))
         return self._table[index]
 
     def encode_many(self, sentences: Sequence[Sequence[str]],
