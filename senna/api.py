@@ -13,7 +13,6 @@ unless `tagset="ewt"` (senna.tagset).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import accumulate
 from pathlib import Path
 
 from senna.document import Document, Sentence, Token
@@ -114,17 +113,14 @@ class Tagger:
 
     def tag_documents(self, docs: Sequence[Document],
                       predicates: Sequence[Sequence[int]] | None = None) -> list[Document]:
-        """Tag untagged documents in one pipeline batch; `predicates` has one list per
-        sentence of all documents together (None: chosen from POS)."""
+        """Tag untagged documents in place, in one pipeline batch, and return them (their
+        sentences' columns, predicates and roles are replaced: `Pipeline.fill`);
+        `predicates` has one list per sentence of all documents together (None: chosen by
+        the verb detector or from POS)."""
         sents = [s for d in docs for s in d.sentences]
-        tagged = self.pipeline.tag(
-            [s.words for s in sents], predicates,
-            sources=[d.text for d in docs for _ in d.sentences], tokens=[s.tokens for s in sents])
-        ends = accumulate(len(d.sentences) for d in docs)
-        out = [Document(d.text, tagged[end - len(d.sentences) : end])
-               for d, end in zip(docs, ends, strict=True)]
-        apply_tagset((s for d in out for s in d.sentences), self.tagset)
-        return out
+        self.pipeline.fill(sents, predicates)
+        apply_tagset(sents, self.tagset)
+        return list(docs)
 
     def pipe(self, texts: Iterable[Text], batch_size: int = 64) -> Iterator[Document]:
         """Tag many texts, `batch_size` sentences (across texts) per pipeline call; yields
