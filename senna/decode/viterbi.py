@@ -229,6 +229,11 @@ class Decoder:
         out = np.zeros(len(emissions), dtype=np.intp)
         if self.plain:
             return emissions.argmax(1) if len(emissions) else out
+        if int(lengths.max(initial=0)) <= LONG:     # no pieces: one pass, no per-sentence work
+            paths = self._paths(emissions, lengths, starts)
+            out[np.arange(len(paths)) + np.repeat(starts - (np.cumsum(lengths) - lengths),
+                                                  lengths)] = paths
+            return out
         plan = []                                   # (sentence, [(lo, hi) of its pieces])
         piece_starts, piece_lengths = [], []
         for s0, n in zip(starts.tolist(), lengths.tolist(), strict=True):
