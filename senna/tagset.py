@@ -53,7 +53,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate, chain
+from itertools import chain
+from operator import attrgetter, itemgetter
 
 from senna.document import Sentence
 
@@ -178,14 +179,17 @@ def apply_tagset(sentences: Iterable[Sentence], tagset: str = DEFAULT_TAGSET) ->
     if check_tagset(tagset) == "ewt":
         return
     sents = [s for s in sentences if "pos" in s.columns]
-    for s in sents:
-        if len(s.words) != len(s.columns["pos"]):
-            raise ValueError(f"{len(s.words)} words but {len(s.columns['pos'])} POS tags")
+    words = list(map(attrgetter("words"), sents))
+    tags = list(map(itemgetter("pos"), map(attrgetter("columns"), sents)))
+    if list(map(len, words)) != list(map(len, tags)):
+        n, m = next((len(w), len(t)) for w, t in zip(words, tags, strict=True) if len(w) != len(t))
+        raise ValueError(f"{n} words but {m} POS tags")
     # `to_wsj` sentence by sentence, its word-by-word rules over all sentences at once
-    tags = _word_by_word(list(chain.from_iterable(s.words for s in sents)),
-                         list(chain.from_iterable(s.columns["pos"] for s in sents)))
-    for sent, end in zip(sents, accumulate(len(s.words) for s in sents), strict=True):
-        out = tags[end - len(sent.words) : end]
-        if '"' in sent.words or "GW" in out:
-            _in_context(sent.words, sent.columns["pos"], out)
+    new = _word_by_word(list(chain.from_iterable(words)), list(chain.from_iterable(tags)))
+    end = 0
+    for sent, ws, ts in zip(sents, words, tags, strict=True):
+        start, end = end, end + len(ws)
+        out = new[start:end]
+        if '"' in ws or "GW" in out:
+            _in_context(ws, ts, out)
         sent.columns["pos"] = out

@@ -315,7 +315,7 @@ class Decoder:
                 score[n:done] += self.end                     # sentences that just ended
             done = n
             best, back[lo : lo + n] = self.step(score[:n])
-            score[:n] = best + column_order(emissions[lo : lo + n])
+            np.add(best, column_order(emissions[lo : lo + n]), out=score[:n])
         if self.end is not None:
             score[:done] += self.end
         tags = np.empty(len(rows), dtype=np.intp)
