@@ -482,9 +482,13 @@ class Featurizer:
             self._clear_cache()  # kinds keep their state: ids already given stay valid
         cache = self._cache
         index = np.fromiter(map(cache.get, words, repeat(-1)), np.intp, len(words))
-        if index.min(initial=0) < 0:
+        missing = np.flatnonzero(index < 0)
+        if len(missing):
             self._add_words([w for w in dict.fromkeys(words) if w not in cache])
-            index = np.fromiter(map(cache.__getitem__, words), np.intp, len(words))
+            if 4 * len(missing) < len(words):   # patch the few, else look all up again
+                index[missing] = [cache[words[i]] for i in missing.tolist()]
+            else:
+                index = np.fromiter(map(cache.__getitem__, words), np.intp, len(words))
         return self._table[index]
 
     def encode_many(self, sentences: Sequence[Sequence[str]],
