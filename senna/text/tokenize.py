@@ -49,13 +49,12 @@ Fix-ups applied on top of syntok (all cheap, per sentence):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, repeat
-from typing import NamedTuple, overload
-
-from syntok import segmenter
-from syntok.tokenizer import Tokenizer
+from types import ModuleType
+from typing import Any, NamedTuple, overload
 
 from senna.text.invisible import INVISIBLE, visible, visible_with_offsets
 
@@ -116,7 +115,6 @@ class SpacedTokens(Sequence[Token]):
 
 Span = tuple[int, int]
 
-_TOKENIZER = Tokenizer(emit_hyphen_or_underscore_sep=True, replace_not_contraction=False)
 _NONSPACE = re.compile(r"\S+")  # Python's \s == str.isspace, unlike syntok's `regex` \s
 _ODD_SPACE = re.compile("[\x1c-\x1f]")  # where str.isspace and syntok disagree (U+200B,
 # the other one, is invisible and gone before syntok runs)
@@ -256,6 +254,18 @@ def _repair(text: str, sents: list[list[Span]]) -> list[list[Span]]:
     return fixed
 
 
+@functools.cache
+def _syntok() -> tuple[ModuleType, Any]:
+    """syntok's segmenter and our tokenizer, imported when raw text is first tokenised
+    (syntok and its `regex` module take 15 ms to import; -usrtokens input never needs
+    them)."""
+    from syntok import segmenter
+    from syntok.tokenizer import Tokenizer
+
+    return segmenter, Tokenizer(emit_hyphen_or_underscore_sep=True,
+                                replace_not_contraction=False)
+
+
 def tokenize(text: str) -> list[list[Token]]:
     """Split raw text into sentences of PTB-style tokens whose offsets index `text`; a
     token's text is its slice without invisible characters (senna.text.invisible)."""
@@ -270,12 +280,13 @@ def tokenize(text: str) -> list[list[Token]]:
 def _tokenize_visible(text: str) -> list[list[Token]]:
     if not text or text.isspace():
         return []
+    segmenter, tokenizer = _syntok()
     sents: list[list[Span]] = []
     for offset, para in segmenter.preprocess_with_offsets(text):
         if not para or para.isspace():
             continue
         # Tokenise at base 0 and shift: syntok's base_offset pads with offset spaces (quadratic).
-        for sent in segmenter.segment(_TOKENIZER.tokenize(para)):
+        for sent in segmenter.segment(tokenizer.tokenize(para)):
             spans = [(offset + t.offset, offset + t.offset + len(t.value)) for t in sent if t.value]
             if spans:
                 sents.append(_fix_sentence(text, spans))
