@@ -129,9 +129,8 @@ class FileIndex(Mapping[str, int]):
             self._items = self._data.decode("utf-8").split("\n")[:-1]
         return self._items
 
-    @property
-    def index(self) -> Mapping[str, int]:
-        """The built index (built now if it was not)."""
+    def built(self) -> Mapping[str, int]:
+        """The index (built now if it was not)."""
         if self._index is None:
             index = self._build(self.items)
             if len(index) != len(self.items):
@@ -141,7 +140,7 @@ class FileIndex(Mapping[str, int]):
 
     def _search(self, key: str) -> int | None:
         if self._scanned >= self.BUILD_AFTER * len(self._data):
-            return self.index.get(key)
+            return self.built().get(key)
         found = self._found.get(key, _UNSEEN)
         if found is not _UNSEEN:
             return found  # type: ignore[return-value]
@@ -165,7 +164,7 @@ class FileIndex(Mapping[str, int]):
         """`get` over many keys."""
         if self._index is None and len(keys) <= self.FEW:   # searching may do
             return [self.get(k, default) for k in keys]
-        return lookup_many(self.index, keys, default)       # the index pays off
+        return lookup_many(self.built(), keys, default)     # the index pays off
 
     def entries(self, ids: Sequence[int], known: Mapping[int, str]) -> list[str]:
         """The entries of line numbers `ids`: from `known` and the keys looked up so far
@@ -301,6 +300,10 @@ class FileVocab(Vocab):
 
     def entries(self, ids: Sequence[int]) -> list[str]:
         return self.index.entries(ids, {self.pad_id: PADDING, self.unk_id: RARE})
+
+    def preload(self) -> None:
+        """Build the index now rather than when many words are first looked up."""
+        self.index.built()
 
 
 class TagSet:

@@ -94,6 +94,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=1024,
                    help="sentences per batch; output is flushed after each and whenever "
                         "the input pauses (default 1024)")
+    p.add_argument("--preload", action="store_true",
+                   help="build every model's indexes at start-up instead of when the input "
+                        "first needs them (a steady first response; timing tagging alone)")
     p.add_argument("--threads", type=int, metavar="N",
                    help="BLAS threads (default 1, or as OMP_NUM_THREADS / OPENBLAS_NUM_THREADS"
                         " / MKL_NUM_THREADS say; 0: the library's default); set by the "
@@ -283,6 +286,8 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
     started = time.perf_counter()
     tagger = load(a.model_dir, tasks, predicates="pos" if a.posvbs else "auto",
                   tagset=a.tagset)
+    if a.preload:
+        tagger.pipeline.preload()
     gc.freeze()   # the loaded models and modules: the collector need not scan them again
     # A batch allocates hundreds of thousands of containers (tokens, tag lists) that live
     # until it is written; at the default threshold (700 allocations) the collector runs

@@ -121,6 +121,10 @@ class OverlayTable:
         self.shape = (len(vocab), base.shape[1])
         self.dtype = np.dtype(np.float32)
 
+    def preload(self) -> None:
+        """Locate every row now rather than when first read."""
+        self[np.arange(self.shape[0])]
+
     def __getitem__(self, ids: np.ndarray) -> np.ndarray:
         src = self.src[ids]
         todo = src == self.UNKNOWN

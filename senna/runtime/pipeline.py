@@ -232,6 +232,11 @@ class Pipeline:
                     out[i][p] = col if len(col) == n else RoleTags(n, c0 + lo, col)
         return [dict(sorted(r.items())) for r in out]
 
+    def preload(self) -> None:
+        """Every model's `preload` (the first batch then costs what the others do)."""
+        for model in self.models.values():
+            model.preload()
+
     def fill(self, sentences: Sequence[Sentence],
              predicates: Sequence[Sequence[int]] | None = None) -> None:
         """Tag sentences in place: their columns become the predicted ones (IOBES for span
