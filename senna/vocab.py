@@ -124,9 +124,11 @@ class FileIndex(Mapping[str, int]):
 
     @property
     def items(self) -> list[str]:
-        """The entries in file order (decoded on first use)."""
+        """The entries in file order (decoded on first use).  Interned: the taggers' 100k-word
+        dictionaries and the embeddings mostly hold the same words, so they share one copy
+        of each string in memory."""
         if self._items is None:
-            self._items = self._data.decode("utf-8").split("\n")[:-1]
+            self._items = list(map(sys.intern, self._data.decode("utf-8").split("\n")[:-1]))
         return self._items
 
     def built(self) -> Mapping[str, int]:
@@ -266,7 +268,7 @@ class Vocab:
             raise ValueError(f"{path}: a vocabulary must start with {PADDING}, {RARE}")
         try:
             if data.count(b"\n") >= SHARED_MIN:
-                vocab: Vocab = FileVocab(FileIndex(data, _shared_index, str(path)))
+                vocab: Vocab = FileVocab(FileIndex(data, SharedIndex, str(path)))
             else:
                 vocab = cls(data.decode("utf-8").split("\n")[:-1])
         except UnicodeDecodeError as e:
@@ -278,10 +280,6 @@ class Vocab:
 _LOADED: weakref.WeakValueDictionary[bytes, Vocab] = weakref.WeakValueDictionary()
 
 
-def _shared_index(items: list[str]) -> SharedIndex:
-    """A large vocabulary's index.  Interned: the taggers' 100k-word dictionaries mostly hold
-    the same words (those of the shared embeddings), so they share one copy of each string."""
-    return SharedIndex(list(map(sys.intern, items)))
 
 
 class FileVocab(Vocab):
