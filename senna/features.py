@@ -271,7 +271,7 @@ class Spellings:
         [U]) for the spellings `ids`: the input of a convolution whose output position i
         covers characters i - half .. i + half, valid for i < length.  An empty word is
         one RARE character."""
-        words = [self.words[i] for i in ids]
+        words = list(map(self.words.__getitem__, np.asarray(ids).tolist()))
         lengths = np.fromiter(map(len, words), np.int64, len(words))
         codes = np.frombuffer("".join(words).encode("utf-32-le", "surrogatepass"), np.uint32)
         at = np.searchsorted(self._codes, codes)

@@ -43,7 +43,7 @@ class CharVectors:
         """Fill the rows of spellings `ids` (distinct), in groups of similar length (a group
         is padded to its longest word: lengths 3-4, 5-8, 9-16, ... go together)."""
         words = self.spellings.words
-        lengths = np.fromiter((len(words[i]) for i in ids), np.int64, len(ids))
+        lengths = np.fromiter(map(len, map(words.__getitem__, ids.tolist())), np.int64, len(ids))
         order = np.argsort(lengths, kind="stable")
         ids, size = ids[order], np.ceil(np.log2(np.maximum(lengths[order], 1)))
         cuts = np.flatnonzero(np.diff(size)) + 1
