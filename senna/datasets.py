@@ -46,8 +46,11 @@ def rebase(path: str | None, data_root: Path) -> str | None:
     return str(data_root.joinpath(*parts[parts.index("data") + 1 :])) if "data" in parts else path
 
 
-def recorded_dev_set(model_dir: str | Path, data_root: str | Path) -> tuple[TaskSpec, list]:
-    """The dev sentences a saved model was scored on, read from `data_root`."""
+def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
+                     predicted: bool = True) -> tuple[TaskSpec, list]:
+    """The dev sentences a saved model was scored on, read from `data_root`, with the input
+    columns its training predicted (`predicted_columns`) predicted the same way (gold ones
+    if not `predicted`)."""
     config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
     settings = dict(config["training"]["config"])
     for key in ("train", "dev"):
@@ -56,4 +59,17 @@ def recorded_dev_set(model_dir: str | Path, data_root: str | Path) -> tuple[Task
     if extra:
         settings["extra_columns"] = ",".join(rebase(p, Path(data_root)) for p in extra.split(","))
     task = get_task(config["task"])
-    return task, load_splits(SimpleNamespace(**settings), task)[1]
+    dev = load_splits(SimpleNamespace(**settings), task)[1]
+    from senna.runtime.model import TaskModel
+    from senna.train.cascade import parse_spec, tag_column  # no torch needed
+    for column, path in parse_spec(settings.get("predicted_columns") if predicted else None):
+        tag_column(TaskModel.load(beside_package(path)), dev, column)
+    return task, dev
+
+
+def beside_package(path: str) -> Path:
+    """A path as recorded by a run started in the repository root ("senna/models/pos"),
+    found from anywhere: as given if it exists, else from the repository root."""
+    given = Path(path)
+    root = Path(__file__).resolve().parent.parent
+    return given if given.exists() or given.is_absolute() else root / given

@@ -1,7 +1,9 @@
 """Shipped models, loaded by the NumPy runtime, score at least a floor written here on their
-full dev set (gold input columns, as during training).  The floors are the shipped models'
-dev scores rounded down by about 0.1: a retrained model must do as well, and a worse one
-fails (floors are never read back from a model's own card)."""
+full dev set, with the input columns their training used: predicted by the shipped models
+where the recipe says `predicted_columns` (CHUNK, PT0, VBS and SRL read predicted POS or PT0,
+as users get them), gold otherwise.  The floors are the shipped models' dev scores rounded
+down by about 0.1: a retrained model must do as well, and a worse one fails (floors are
+never read back from a model's own card)."""
 
 import os
 from pathlib import Path
@@ -16,7 +18,7 @@ from senna.scoring import score_predictions
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "senna" / "models"
 DATA = Path(os.environ.get("SENNA_DATA", ROOT.parent / "shared" / "data"))
-FLOORS = {"pos": 94.4, "chunk": 94.0, "ner": 91.5, "pt0": 91.5, "vbs": 97.7, "srl": 69.3}
+FLOORS = {"pos": 94.65, "chunk": 94.45, "ner": 91.9, "pt0": 88.35, "vbs": 94.8, "srl": 69.3}
 
 
 def shipped(task: str) -> Path:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from senna.tasks import get_task
+from senna.train.cascade import parse_spec
 
 
 def card_text(config: dict) -> str:
@@ -37,6 +38,12 @@ def card_text(config: dict) -> str:
               if str(cfg["embeddings"]).rstrip("/").endswith("senna/models/embeddings")
               else ".")]
           if cfg.get("embeddings") else []),
+        *(["- Input columns predicted, in training as at run time, by "
+           + ", ".join(f"`{m}` ({c.upper()})" for c, m in parse_spec(cfg["predicted_columns"]))
+           + (f"; on the training sentences by {cfg['jackknife']} jackknife models (each "
+              "trained without the fold it tags)" if cfg.get("jackknife") else "")
+           + ": the dev scores below are with those predicted inputs"]
+          if cfg.get("predicted_columns") else []),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}",
         f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "
         "(wall clock, one thread, on a 2-core machine shared with other training runs)",

@@ -41,6 +41,16 @@ class TrainConfig:
                                     "gazetteer features", None)
     extra_columns: str | None = setting("TRAIN_FILE,DEV_FILE of a tag column the model reads, "
                                         "e.g. PT0 for SRL (needs --dev)", None)
+    predicted_columns: str | None = setting(
+        "COLUMN=MODEL_DIR,...: replace these input columns of the training and dev sentences "
+        "by the models' predictions, in order (e.g. pos=senna/models/pos,pt0=senna/models/pt0),"
+        " so the model trains on what the runtime gives it", None)
+    jackknife: int = setting("with --predicted-columns: tag the training sentences with "
+                             "models each trained on all but one of this many folds (for "
+                             "sentences the given models were trained on; 0: tag them with "
+                             "the given models)", 0)
+    jackknife_dir: str = setting("where the fold models of --jackknife are kept (shared "
+                                 "between runs)", "runs/jackknife")
     epochs: int = setting("epochs, at least 1 (a resumed run counts those already done)", 30)
     lr: float = setting("learning rate > 0 (SGD: divided by each layer's fan-in; Adam: about "
                         "1e-3)", 0.05)
@@ -125,6 +135,15 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--threads must be 0 (torch's default) or more, got {cfg.threads}")
     if cfg.fixed_embeddings and not cfg.embeddings:
         out.append("--fixed-embeddings needs --embeddings to keep")
+    if cfg.jackknife < 0 or cfg.jackknife == 1:
+        out.append(f"--jackknife must be 0 (off) or at least 2 folds, got {cfg.jackknife}")
+    if cfg.jackknife and not cfg.predicted_columns:
+        out.append("--jackknife needs --predicted-columns")
+    try:
+        from senna.train.cascade import parse_spec
+        parse_spec(cfg.predicted_columns)
+    except ValueError as e:
+        out.append(f"--predicted-columns: {e}")
     if cfg.extra_columns and (len(cfg.extra_columns.split(",")) != 2 or not cfg.dev):
         out.append("--extra-columns takes TRAIN_FILE,DEV_FILE and needs --dev")
     return out

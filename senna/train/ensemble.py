@@ -20,7 +20,6 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from senna.datasets import load_splits
 from senna.io.checkpoint import load_model
 from senna.nn.criterion import SentenceLikelihood
 from senna.nn.networks import WindowNet
@@ -31,7 +30,7 @@ from senna.scoring import score_predictions
 from senna.tasks import get_task
 from senna.train.config import TrainConfig
 from senna.train.data import batches, make_examples
-from senna.train.loop import network_from_saved, optimizer, train
+from senna.train.loop import network_from_saved, optimizer, train, training_splits
 
 
 class Joiner(torch.nn.Module):
@@ -79,7 +78,7 @@ def train_ensemble(cfg: TrainConfig, seeds: list[int], joined_epochs: int = 0) -
             "combine": "vote", "joined": None, "training": {"seeds": seeds,
                                                            "joined_epochs": joined_epochs}}
     task = get_task(cfg.task)
-    train_sents, dev = load_splits(cfg, task)
+    train_sents, dev = training_splits(cfg, task)
     members = [TaskModel.load(out / n) for n in names]
     scores = {n: score(m, task, dev) for n, m in zip(names, members, strict=True)}
     scores["vote"] = score(EnsembleModel(members, "vote"), task, dev)

@@ -35,7 +35,6 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from senna.datasets import load_splits
 from senna.features import KINDS, WordFeature
 from senna.io.checkpoint import SavedModel, load_model, save_model
 from senna.lm.wordnet import related_pairs
@@ -52,7 +51,15 @@ from senna.tasks import TaskSpec, get_task
 from senna.train.auxiliary import LanguageModelTask, RankingTask, SynonymTask
 from senna.train.card import write_card
 from senna.train.data import Batch, Example, batches, make_examples
-from senna.train.loop import TrainConfig, build, command_line, drop_flags, optimizer, step_loss
+from senna.train.loop import (
+    TrainConfig,
+    build,
+    command_line,
+    drop_flags,
+    optimizer,
+    step_loss,
+    training_splits,
+)
 from senna.train.scoring import evaluate_model
 from senna.train.setup import word_vocab
 
@@ -186,7 +193,7 @@ def build_members(cfg: JointConfig) -> list[Member]:
     """Read every task's data, build one word dictionary from all training sentences, and
     a network per task with the shared tables (and first layer) tied."""
     cfgs = {name: cfg.task_config(name) for name in cfg.tasks}
-    splits = {name: load_splits(c, get_task(name)) for name, c in cfgs.items()}
+    splits = {name: training_splits(c, get_task(name)) for name, c in cfgs.items()}
     first = next(iter(cfgs.values()))
     every = [s for train, _ in splits.values() for s in train]
     words = word_vocab(first, every)

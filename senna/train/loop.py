@@ -34,6 +34,7 @@ from senna.nn.networks import (
 )
 from senna.tasks import TaskSpec, get_task
 from senna.train.card import write_card
+from senna.train.cascade import predict_columns
 from senna.train.config import TrainConfig
 from senna.train.data import batches, make_examples
 from senna.train.resume import resume, save_optimizer
@@ -149,12 +150,22 @@ def start_epoch(net: Tagger, opt: torch.optim.Optimizer, rates: list[float],
     torch.manual_seed(cfg.seed * 100_003 + epoch)
 
 
-def train(cfg: TrainConfig) -> dict:
-    """Train, keep the best dev model in cfg.out; -> the final training state."""
+def training_splits(cfg: TrainConfig, task: TaskSpec) -> tuple[list, list]:
+    """The run's (train, dev) sentences, their input columns predicted if the settings say
+    so (senna.train.cascade)."""
+    train_sents, dev_sents = load_splits(cfg, task)
+    if cfg.predicted_columns:
+        predict_columns(cfg, train_sents, dev_sents)
+    return train_sents, dev_sents
+
+
+def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
+    """Train, keep the best dev model in cfg.out; -> the final training state.  `splits`:
+    (train, dev) sentences to use instead of reading cfg.train and cfg.dev."""
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     task = get_task(cfg.task)
-    train_sents, dev_sents = load_splits(cfg, task)
+    train_sents, dev_sents = splits or training_splits(cfg, task)
     net, saved = build(cfg, task, train_sents)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,106 @@
+"""Issue 9, lever 4: task features revisited.  A model reading another task's column (CHUNK,
+PT0 and the verb detector read POS, SRL reads PT0) trained on gold columns against the same
+recipe trained on predicted ones (`--predicted-columns`, jackknifed on EWT where the input
+models were trained on the same sentences: the shipped models' recipes), both scored on
+dev with the inputs the runtime gives them: the columns predicted by the shipped models,
+in cascade order.
+
+    python bench/cascade.py --out runs/cascade --jobs 2
+
+Run from the repository root after the shipped POS and PT0 models exist (the recipes name
+them and ../shared/data).  Every run is an ordinary `senna train` command listed under the
+table; finished runs are not trained again.  The "basic" row of CHUNK is its old recipe (no
+POS feature: POS trained on the file's gold (Brill) tags hurt with our tagger's tags).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from table4 import run_all  # noqa: E402
+from table9 import state  # noqa: E402
+
+from senna.datasets import recorded_dev_set  # noqa: E402
+from senna.runtime.model import TaskModel  # noqa: E402
+from senna.runtime.predict import predict_gold_inputs  # noqa: E402
+from senna.scoring import score_predictions  # noqa: E402
+from senna.train.cascade import parse_spec, tag_column  # noqa: E402
+
+# row -> (task, options added to the task's recipe): the recipe with prediction switched off.
+# The "predicted inputs" column is the shipped model, trained by the recipe itself.
+GOLD = ["--predicted-columns", "", "--jackknife", "0"]
+RUNS = {
+    "chunk-basic": ("chunk", GOLD + ["--features", "basic", "--dropout-hidden", "0"]),
+    "chunk-gold": ("chunk", GOLD),
+    "pt0-gold": ("pt0", GOLD),
+    "vbs-gold": ("vbs", GOLD),
+    "srl-gold": ("srl", GOLD),
+}
+SHIPPED = Path(__file__).resolve().parents[1] / "senna" / "models"
+
+
+def commands(out: Path, recipes: Path) -> dict[str, list[str]]:
+    return {name: ["senna", "train", "--config", str(recipes / f"{task}.json"),
+                   "--out", str(out / name), *extra] for name, (task, extra) in RUNS.items()}
+
+
+def cascade_score(model_dir: Path, inputs: str, data: Path) -> float:
+    """Dev score with the input columns predicted by `inputs` (COLUMN=MODEL,...)."""
+    task, dev = recorded_dev_set(model_dir, data, predicted=False)
+    for column, path in parse_spec(inputs):
+        tag_column(TaskModel.load(path), dev, column)
+    found = predict_gold_inputs(TaskModel.load(model_dir), task, dev)
+    return score_predictions(task, dev, found)[0]["score"]
+
+
+def table(out: Path, recipes: Path, data: Path, cmds: dict[str, list[str]]) -> str:
+    lines = ["| task (dev, predicted inputs) | inputs | trained on gold inputs | trained on "
+             "predicted inputs (shipped) | gain |", "|---|---|---|---|---|"]
+    for task in dict.fromkeys(t for t, _ in RUNS.values()):
+        recipe = json.loads((recipes / f"{task}.json").read_text())
+        inputs = recipe.get("predicted_columns", "")
+        s = state(out, f"{task}-gold")
+        scores = {"gold": cascade_score(out / f"{task}-gold", inputs, data)
+                  if s and s["finished"] else None,
+                  "predicted": cascade_score(SHIPPED / task, inputs, data)}
+        cells = [f"{v:.2f}" if v is not None else "—" for v in scores.values()]
+        gain = (f"{scores['predicted'] - scores['gold']:+.2f}"
+                if None not in scores.values() else "—")
+        names = ", ".join(c.upper() for c, _ in parse_spec(inputs))
+        jack = f", jackknifed {recipe['jackknife']}-fold" if recipe.get("jackknife") else ""
+        lines.append(f"| {task.upper()} | {names}{jack} | {cells[0]} | {cells[1]} | {gain} |")
+    basic = out / "chunk-basic"
+    if state(out, "chunk-basic"):
+        lines.append(f"\nCHUNK without the POS feature, characters or dropout (the recipe "
+                     f"shipped before): {cascade_score(basic, '', data):.2f}.")
+    lines += ["", "Commands:", ""] + [f"    {shlex.join(c)}" for c in cmds.values()]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default="runs/cascade")
+    p.add_argument("--recipes", default="recipes")
+    p.add_argument("--data", default="../shared/data")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--only", help="comma-separated run names to train (default: all)")
+    p.add_argument("--table-only", action="store_true")
+    a = p.parse_args()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cmds = commands(out, Path(a.recipes))
+    if not a.table_only:
+        wanted = a.only.split(",") if a.only else list(cmds)
+        todo = [n for n in wanted if not (state(out, n) or {}).get("finished")]
+        run_all(cmds, todo, a.jobs, out)
+    print(table(out, Path(a.recipes), Path(a.data), cmds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Train on the cascade inputs users get: predicted, not gold, columns.
+
+A model reading another task's column (CHUNK, PT0 and the verb detector read POS; SRL reads
+PT0) sees the upstream tagger's output at run time, errors included.  Trained on gold
+columns it learns to trust them more than they deserve.  `predicted_columns`
+("pos=senna/models/pos,pt0=senna/models/pt0") replaces those columns of the training and dev
+sentences by the named models' predictions, in the order given, so PT0 is predicted from the
+predicted POS as the runtime does.
+
+Dev sentences are tagged by the given models.  Training sentences are too when the upstream
+model never saw them (CoNLL-2000 text for the EWT POS tagger); when it did (EWT), set
+`jackknife` to K: the training sentences are cut into K contiguous folds, and fold k is
+tagged by a model trained with the upstream model's own recorded settings on its training
+data minus the sentences of fold k (Collins 2000; the usual way to train a parser on
+predicted tags).  The K fold models are cached under `jackknife_dir`, named by a hash of
+what they depend on, so PT0, the verb detector and SRL, all trained on EWT, share the POS
+folds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from senna.datasets import load_splits
+from senna.runtime.model import TaskModel
+from senna.runtime.predict import predict_gold_inputs
+from senna.tasks import get_task
+
+Key = tuple[str, ...]
+
+
+def parse_spec(spec: str | None) -> list[tuple[str, str]]:
+    """'pos=DIR,pt0=DIR' -> [('pos', 'DIR'), ('pt0', 'DIR')]; ValueError when malformed."""
+    out = []
+    for part in (spec or "").split(","):
+        if not part.strip():
+            continue
+        column, sep, path = part.partition("=")
+        if not sep or not column.strip() or not path.strip():
+            raise ValueError(f"predicted_columns takes COLUMN=MODEL_DIR pairs separated by "
+                             f"commas, e.g. pos=senna/models/pos; got {part!r}")
+        out.append((column.strip(), path.strip()))
+    return out
+
+
+def folds(n: int, k: int) -> list[range]:
+    """K contiguous, nearly equal slices of n sentences (neighbouring sentences share a
+    document, so they stay in one fold)."""
+    bounds = [round(i * n / k) for i in range(k + 1)]
+    return [range(bounds[i], bounds[i + 1]) for i in range(k)]
+
+
+def digest(*parts) -> str:
+    h = hashlib.sha1()
+    for p in parts:
+        h.update(json.dumps(p, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:12]
+
+
+def tag_column(model: TaskModel, sentences: Sequence, column: str) -> None:
+    """Replace `column` of each sentence by the model's tags, in place (the model reads the
+    sentences' other columns, e.g. those predicted before)."""
+    for s, tags in zip(sentences, predict_gold_inputs(model, get_task(model.task), sentences),
+                       strict=True):
+        s.columns[column] = list(tags)
+
+
+def fold_model(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
+               name: str) -> Path:
+    """A model trained with `model_dir`'s recorded settings on its training sentences minus
+    `exclude`, their columns replaced by those already predicted (`known`); cached."""
+    from senna.train.config import TrainConfig
+    from senna.train.loop import train
+
+    config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
+    settings = dict(config["training"]["config"])
+    settings.update(predicted_columns=None, jackknife=0, threads=cfg.threads)
+    key = digest(settings, sorted(exclude), sorted(known.items()))
+    out = Path(cfg.jackknife_dir) / f"{name}-{key}"
+    if (out / "history.json").exists():   # finished before
+        return out
+    fold_cfg = TrainConfig.from_dict({**settings, "out": str(out)})
+    task = get_task(fold_cfg.task)
+    train_sents, dev_sents = load_splits(fold_cfg, task)
+    kept = [s for s in train_sents if tuple(s.words) not in exclude]
+    for s in (*kept, *dev_sents):
+        s.columns.update(known.get(tuple(s.words), {}))
+    print(f"jackknife: training {out.name} on {len(kept)} of {len(train_sents)} sentences")
+    train(replace(fold_cfg, out=str(out)), splits=(kept, dev_sents))
+    return out
+
+
+def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
+    """Apply cfg.predicted_columns (with cfg.jackknife folds) to the sentences, in place."""
+    done: list[str] = []
+    known: dict[Key, dict] = {}
+    for column, model_dir in parse_spec(cfg.predicted_columns):
+        tag_column(TaskModel.load(model_dir), dev_sents, column)
+        if cfg.jackknife < 2:
+            tag_column(TaskModel.load(model_dir), train_sents, column)
+        else:
+            for k, part in enumerate(folds(len(train_sents), cfg.jackknife)):
+                held = [train_sents[i] for i in part]
+                path = fold_model(model_dir, {tuple(s.words) for s in held}, known, cfg,
+                                  f"{column}-fold{k + 1}of{cfg.jackknife}")
+                tag_column(TaskModel.load(path), held, column)
+        done.append(column)
+        known = {tuple(s.words): {c: s.columns[c] for c in done}
+                 for s in (*train_sents, *dev_sents)}

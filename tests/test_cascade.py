@@ -1,0 +1,84 @@
+"""Training on predicted cascade columns (senna.train.cascade): the settings' checks, the
+folds, and a jackknife run on a tiny fixture (fold k's model never sees fold k)."""
+
+from pathlib import Path
+
+import pytest
+
+from senna.train.cascade import folds, parse_spec
+from senna.train.config import TrainConfig
+
+FIX = Path(__file__).parent / "fixtures"
+
+
+def test_parse_spec_reads_pairs_in_order_and_rejects_malformed():
+    assert parse_spec("pos=a/b, pt0=c") == [("pos", "a/b"), ("pt0", "c")]
+    assert parse_spec(None) == []
+    for bad in ("pos", "=dir", "pos="):
+        with pytest.raises(ValueError, match="COLUMN=MODEL_DIR"):
+            parse_spec(bad)
+
+
+def test_folds_are_contiguous_and_cover_every_sentence():
+    parts = folds(10, 3)
+    assert [list(p) for p in parts] == [[0, 1, 2], [3, 4, 5, 6], [7, 8, 9]]
+    assert sum(len(p) for p in folds(7, 7)) == 7
+
+
+@pytest.mark.parametrize("settings, message", [
+    (dict(jackknife=1, predicted_columns="pos=x"), "--jackknife must be 0"),
+    (dict(jackknife=3), "--jackknife needs --predicted-columns"),
+    (dict(predicted_columns="pos"), "--predicted-columns"),
+])
+def test_bad_cascade_settings_are_named(settings, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(task="pt0", train="x", **settings)
+
+
+@pytest.mark.slow
+def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    import senna.train.loop as loop
+    from senna.runtime.model import TaskModel
+    from senna.runtime.predict import predict_gold_inputs
+    from senna.tasks import get_task
+
+    pos_file = tmp_path / "pos.txt"  # the PT0 fixture's words and POS, as a POS training file
+    pos_file.write_text("".join(
+        "\t".join(line.split("\t")[:2]) + "\n" if line.strip() else "\n"
+        for line in (FIX / "pt0_small.pt0").read_text(encoding="utf-8").splitlines()),
+        encoding="utf-8")
+    tiny = dict(epochs=1, hidden=10, word_dim=8, batch_size=4, threads=1)
+    loop.train(TrainConfig(task="pos", train=str(pos_file), out=str(tmp_path / "pos"), **tiny))
+
+    seen: list[list] = []
+    real = loop.train
+
+    def recording(cfg, splits=None):
+        seen.append([tuple(s.words) for s in splits[0]])
+        return real(cfg, splits)
+
+    monkeypatch.setattr(loop, "train", recording)
+    cfg = TrainConfig(task="pt0", train=str(FIX / "pt0_small.pt0"), out=str(tmp_path / "pt0"),
+                      predicted_columns=f"pos={tmp_path / 'pos'}", jackknife=2,
+                      jackknife_dir=str(tmp_path / "folds"), **tiny)
+    real(cfg)
+    assert len(seen) == 2 and len(list((tmp_path / "folds").iterdir())) == 2
+    from senna.datasets import load_splits
+    from senna.train.cascade import predict_columns
+    task = get_task("pt0")
+    tr, dev = load_splits(cfg, task)
+    pos_train = {tuple(s.words) for s in load_splits(
+        TrainConfig(task="pos", train=str(pos_file)), get_task("pos"))[0]}
+    for k, part in enumerate(folds(len(tr), 2)):
+        held = {tuple(tr[i].words) for i in part}
+        assert held and not held & set(seen[k])           # fold k's model never saw fold k
+        assert set(seen[k]) == pos_train - held
+
+    # The dev sentences get the given POS model's tags; a second run reuses the folds.
+    gold = [list(s.columns["pos"]) for s in dev]
+    predict_columns(cfg, tr, dev)
+    expected = predict_gold_inputs(TaskModel.load(tmp_path / "pos"), get_task("pos"),
+                                   load_splits(cfg, task)[1])
+    assert [s.columns["pos"] for s in dev] == expected != gold
+    assert len(seen) == 2 and gold  # no new fold model trained
