@@ -32,7 +32,7 @@ from senna.embeddings import read_stored, scaled
 from senna.features import FeatureSpec, Featurizer, Gazetteer
 from senna.io.npz import load_npz
 from senna.nn.config import NetConfig
-from senna.vocab import FileIndex, TagSet, Vocab
+from senna.vocab import FileIndex, SharedIndex, TagSet, Vocab
 
 FORMAT = "senna-model"
 VERSION = 1
@@ -80,11 +80,8 @@ def _cached_embeddings(path: str, stamp: int) -> tuple[np.ndarray, FileIndex]:
         raise ValueError(f"{path}: not an embeddings directory")
     words, vectors = read_stored(path)
     _check_values(vectors, "vectors", Path(path) / "vectors.npz")
-    return vectors, FileIndex(words, _word_rows, str(Path(path) / "words.lst"))
-
-
-def _word_rows(words: list[str]) -> dict[str, int]:
-    return dict(zip(words, range(len(words)), strict=True))
+    # indexed like the taggers' dictionaries, through the word dictionary they share
+    return vectors, FileIndex(words, SharedIndex, str(Path(path) / "words.lst"))
 
 
 def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:

@@ -58,8 +58,8 @@ class CharVectors:
         if self.generation != self.spellings.generation:
             self._clear()
         n = len(self.spellings)
-        if n > len(self.table):  # room for every spelling given so far (doubling)
-            size = max(n, 2 * len(self.table))
+        if n > len(self.table):  # room for every spelling given so far (growing by a quarter
+            size = max(n, len(self.table) * 5 // 4)   # at least: 4 taggers keep one each)
             self.table = np.concatenate([self.table, np.zeros(
                 (size - len(self.table), self.filters), dtype=np.float32)])
             self.known = np.concatenate([self.known, np.zeros(size - len(self.known), bool)])
