@@ -20,7 +20,7 @@ from senna.runtime.pipeline import Pipeline
 from senna.tagset import DEFAULT_TAGSET, apply_tagset, check_tagset
 from senna.tasks import DEFAULT_TASKS
 from senna.text.invisible import INVISIBLE, visible
-from senna.text.tokenize import split_pretokenized, tokenize
+from senna.text.tokenize import SpacedTokens, split_pretokenized, tokenize
 
 Text = str | Sequence[str]
 
@@ -30,27 +30,32 @@ def raw_document(text: str) -> Document:
     return Document(text, [Sentence.from_tokens(sent, text) for sent in tokenize(text)])
 
 
-def _usrtokens(line: str) -> list[Token]:
-    """`split_pretokenized` as document tokens.  On ASCII text without control characters
-    the separators are exactly what `str.split()` splits at, so that faster path finds the
-    same tokens and offsets."""
+def _usrtokens(line: str) -> tuple[list[str], Sequence[Token]]:
+    """`split_pretokenized` as (words, document tokens).  On ASCII text without control
+    characters the separators are exactly what `str.split()` splits at, so that faster path
+    finds the same tokens and offsets; words separated by single spaces (the usual
+    -usrtokens line) get tokens made only when read (`SpacedTokens`)."""
     if not line.isascii() or INVISIBLE.search(line):
-        return [Token(t.text, t.start, t.end) for t in split_pretokenized(line)]
+        toks = split_pretokenized(line)
+        return [t.text for t in toks], toks
+    words = line.split()
+    if " ".join(words) == line:
+        return words, SpacedTokens(words)
     out, pos, find = [], 0, line.find
-    for word in line.split():
+    for word in words:
         pos = find(word, pos)
         end = pos + len(word)
         out.append(Token(word, pos, end))
         pos = end
-    return out
+    return words, out
 
 
 def pretokenized_document(tokens: Text) -> Document:
     """Untagged one-sentence document.  A string is split at whitespace (SENNA's
     -usrtokens, offsets into it); a list is taken as is and joined by spaces."""
     if isinstance(tokens, str):
-        toks = _usrtokens(tokens)
-        return Document(tokens, [Sentence.from_tokens(toks, tokens)] if toks else [])
+        words, toks = _usrtokens(tokens)
+        return Document(tokens, [Sentence(words, tokens=toks, source=tokens)] if toks else [])
     out, pos = [], 0
     for word in tokens:
         out.append(Token(visible(word), pos, pos + len(word)))
@@ -108,15 +113,14 @@ class Tagger:
 
     def tag_documents(self, docs: Sequence[Document],
                       predicates: Sequence[Sequence[int]] | None = None) -> list[Document]:
-        """Tag untagged documents in one pipeline batch; `predicates` has one list per
-        sentence of all documents together (None: chosen from POS)."""
-        sents = [(d.text, s) for d in docs for s in d.sentences]
-        tagged = iter(self.pipeline.tag(
-            [s.words for _, s in sents], predicates,
-            sources=[text for text, _ in sents], tokens=[s.tokens for _, s in sents]))
-        out = [Document(d.text, [next(tagged) for _ in d.sentences]) for d in docs]
-        apply_tagset((s for d in out for s in d.sentences), self.tagset)
-        return out
+        """Tag untagged documents in place, in one pipeline batch, and return them (their
+        sentences' columns, predicates and roles are replaced: `Pipeline.fill`);
+        `predicates` has one list per sentence of all documents together (None: chosen by
+        the verb detector or from POS)."""
+        sents = [s for d in docs for s in d.sentences]
+        self.pipeline.fill(sents, predicates)
+        apply_tagset(sents, self.tagset)
+        return list(docs)
 
     def pipe(self, texts: Iterable[Text], batch_size: int = 64) -> Iterator[Document]:
         """Tag many texts, `batch_size` sentences (across texts) per pipeline call; yields

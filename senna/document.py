@@ -54,7 +54,7 @@ class Sentence:
     predicates: list[int] = field(default_factory=list)
     roles: list[list[str]] = field(default_factory=list)
     doc: int = 0                      # document index (CoNLL-2003 -DOCSTART- blocks)
-    tokens: list[Token] | None = None  # the words with offsets into `source`, when known
+    tokens: Sequence[Token] | None = None  # the words with offsets into `source`, if known
     source: str | None = None
 
     def __post_init__(self) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from senna.io.npz import load_npz
 from senna.io.text import open_text
 from senna.text.normalize import NUMBER, PADDING, RARE, normalize_word
 from senna.vocab import Vocab
@@ -121,36 +122,45 @@ def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
     return meta
 
 
-def _read_dir(path: str | os.PathLike, limit: int | None) -> tuple[list[str], np.ndarray]:
+def read_stored(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
+    """An embeddings directory as stored, checked: (words.lst's bytes, one word a line;
+    vectors [N, D] in their stored dtype).  What a tagger needs at run time, where decoding
+    130k words would cost more than the rows it reads (`senna.vocab.FileIndex`)."""
     meta = read_metadata(path)
     root = Path(path)
     try:
-        with open(root / WORDS_FILE, encoding="utf-8", newline="") as f:
-            words = f.read().split("\n")
+        words = (root / WORDS_FILE).read_bytes()
+        words.decode("utf-8")
     except FileNotFoundError:
         raise ValueError(f"{path}: incomplete embeddings directory (no {WORDS_FILE})") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"{root / WORDS_FILE}: unreadable ({e})") from None
-    if words and words[-1] == "":
-        words.pop()
     if not (root / VECTORS_FILE).is_file():
         raise ValueError(f"{path}: incomplete embeddings directory (no {VECTORS_FILE})")
     try:
-        with np.load(root / VECTORS_FILE, allow_pickle=False) as z:
-            vectors = z["vectors"]
+        vectors = load_npz(root / VECTORS_FILE)["vectors"]
     except Exception as e:  # numpy, zipfile and zlib raise many types on a damaged file
         raise ValueError(f"{root / VECTORS_FILE}: unreadable ({type(e).__name__}: {e})"
                          ) from None
     if vectors.ndim != 2 or vectors.dtype.kind != "f":
         raise ValueError(f"{root / VECTORS_FILE}: expected a 2-D float array 'vectors', got "
                          f"{vectors.dtype} of shape {vectors.shape}")
-    if len(words) != vectors.shape[0]:
-        raise ValueError(f"{path}: {len(words)} words but {vectors.shape[0]} vectors")
-    if meta["count"] != len(words):
-        raise ValueError(f"{path}: {META_FILE} says {meta['count']} words, found {len(words)}")
+    count = words.count(b"\n") + (not words.endswith(b"\n") and bool(words))
+    if count != vectors.shape[0]:
+        raise ValueError(f"{path}: {count} words but {vectors.shape[0]} vectors")
+    if meta["count"] != count:
+        raise ValueError(f"{path}: {META_FILE} says {meta['count']} words, found {count}")
     if meta["dim"] != vectors.shape[1]:
         raise ValueError(f"{path}: {META_FILE} says dim {meta['dim']}, vectors have "
                          f"{vectors.shape[1]}")
+    return words, vectors
+
+
+def _read_dir(path: str | os.PathLike, limit: int | None) -> tuple[list[str], np.ndarray]:
+    data, vectors = read_stored(path)
+    words = data.decode("utf-8").split("\n")
+    if words and words[-1] == "":
+        words.pop()
     if len(set(words)) != len(words):
         raise ValueError(f"{path}: {WORDS_FILE} lists a word twice")
     if limit:

@@ -14,13 +14,20 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import chain, repeat
 
 import numpy as np
 
-from senna.text.normalize import CAPS_TAGS, caps_feature, normalize_word, suffix
+from senna.text.normalize import (
+    CAPS_TAGS,
+    caps_feature,
+    normalize_word,
+    normalize_words,
+    suffix,
+    suffixes,
+)
 from senna.vocab import Vocab
 
 
@@ -162,8 +169,9 @@ class Feature:
         """The vocabulary a new model gets for this feature (from the training sentences)."""
         raise NotImplementedError
 
-    def word_id(self, word: str, norm: str) -> int:
-        """Per-word kinds: the id of `word` (`norm`: its normalised form)."""
+    def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
+        """Per-word kinds: the ids of new distinct `words` (`norms`: their normalised
+        forms), all of a batch's at once so lookups can be batched too."""
         raise NotImplementedError
 
     def batch_ids(self, batch: Batch) -> np.ndarray:
@@ -189,8 +197,8 @@ class WordFeature(Feature):
         return words or Vocab.from_counts(
             Counter(normalize_word(w) for s in sentences for w in s.words), max_words)
 
-    def word_id(self, word: str, norm: str) -> int:
-        return self.vocab.index.get(norm, Vocab.unk_id)
+    def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
+        return self.vocab.ids(norms)
 
 
 class CapsFeature(Feature):
@@ -207,8 +215,8 @@ class CapsFeature(Feature):
     def fit_vocab(cls, spec, sentences, words, max_words):
         return Vocab(CAPS_TAGS[1:])  # CAPS_TAGS[0] is PADDING, Vocab's own id 0
 
-    def word_id(self, word: str, norm: str) -> int:
-        return self._ids[caps_feature(word)]
+    def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
+        return [self._ids[c] for c in map(caps_feature, words)]
 
 
 class SuffixFeature(Feature):
@@ -221,8 +229,8 @@ class SuffixFeature(Feature):
         n = int(spec.arg)
         return Vocab.from_counts(Counter(suffix(w, n) for s in sentences for w in s.words))
 
-    def word_id(self, word: str, norm: str) -> int:
-        return self.vocab.index.get(suffix(word, int(self.spec.arg)), Vocab.unk_id)
+    def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
+        return self.vocab.ids(suffixes(norms, int(self.spec.arg)))
 
 
 class Spellings:
@@ -263,7 +271,7 @@ class Spellings:
         [U]) for the spellings `ids`: the input of a convolution whose output position i
         covers characters i - half .. i + half, valid for i < length.  An empty word is
         one RARE character."""
-        words = [self.words[i] for i in ids]
+        words = list(map(self.words.__getitem__, np.asarray(ids).tolist()))
         lengths = np.fromiter(map(len, words), np.int64, len(words))
         codes = np.frombuffer("".join(words).encode("utf-32-le", "surrogatepass"), np.uint32)
         at = np.searchsorted(self._codes, codes)
@@ -302,8 +310,8 @@ class CharsFeature(Feature):
         return Vocab.from_counts(Counter({c: n for c, n in counts.items() if not c.isspace()}),
                                  min_count=2)
 
-    def word_id(self, word: str, norm: str) -> int:
-        return self.spellings.id(word)
+    def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
+        return list(map(self.spellings.id, words))
 
     def net_shape(self) -> list[int]:
         return [self.char_dim, self.window]
@@ -400,17 +408,6 @@ class Batch:
         return sum(self.lengths)
 
 
-class _WordCache(dict):
-    """word -> row of the word-level id table; a miss computes the row (C-speed hits)."""
-
-    def __init__(self, miss: Callable[[str], int]):
-        super().__init__()
-        self.miss = miss
-
-    def __missing__(self, word: str) -> int:
-        return self.miss(word)
-
-
 class Featurizer:
     """Specs + their vocabularies (+ a gazetteer): sentence -> ids [T, F]."""
 
@@ -429,8 +426,7 @@ class Featurizer:
         self._clear_cache()
 
     def _clear_cache(self) -> None:
-        self._cache = _WordCache(self._word_row)
-        self._rows: list[list[int]] = []
+        self._cache: dict[str, int] = {}   # word -> its row of _table
         self._table = np.empty((0, len(self._per_word)), dtype=np.int64)
 
     @classmethod
@@ -471,21 +467,28 @@ class Featurizer:
     # it holds CACHE_WORDS words, so memory stays bounded on endless input.
     CACHE_WORDS = 50_000
 
-    def _word_row(self, word: str) -> int:
-        """Cache miss: the ids of every word-level feature of `word`, as a new table row."""
-        norm = normalize_word(word)
-        self._rows.append([self.kinds[j].word_id(word, norm) for j in self._per_word])
-        self._cache[word] = len(self._rows) - 1
-        return len(self._rows) - 1
+    def _add_words(self, words: list[str]) -> None:
+        """New distinct words -> new table rows: each kind computes all of its ids at once."""
+        norms = normalize_words(words)
+        cols = [self.kinds[j].word_ids(words, norms) for j in self._per_word]
+        rows = np.array(cols, dtype=np.int64).reshape(len(cols), len(words)).T
+        first = len(self._table)
+        self._cache.update(zip(words, range(first, first + len(words)), strict=True))
+        self._table = np.concatenate([self._table, rows])
 
-    def _word_ids(self, words: Iterable[str], n: int) -> np.ndarray:
-        """[n, number of word-level features] ids through the per-word cache."""
-        if len(self._rows) >= self.CACHE_WORDS:
+    def _word_ids(self, words: list[str]) -> np.ndarray:
+        """[len(words), number of word-level features] ids through the per-word cache."""
+        if len(self._table) >= self.CACHE_WORDS:
             self._clear_cache()  # kinds keep their state: ids already given stay valid
-        index = np.fromiter(map(self._cache.__getitem__, words), np.intp, n)
-        if len(self._rows) > len(self._table):
-            new = np.array(self._rows[len(self._table):], dtype=np.int64)
-            self._table = np.concatenate([self._table, new.reshape(len(new), -1)])
+        cache = self._cache
+        index = np.fromiter(map(cache.get, words, repeat(-1)), np.intp, len(words))
+        missing = np.flatnonzero(index < 0)
+        if len(missing):
+            self._add_words([w for w in dict.fromkeys(words) if w not in cache])
+            if 4 * len(missing) < len(words):   # patch the few, else look all up again
+                index[missing] = [cache[words[i]] for i in missing.tolist()]
+            else:
+                index = np.fromiter(map(cache.__getitem__, words), np.intp, len(words))
         return self._table[index]
 
     def encode_many(self, sentences: Sequence[Sequence[str]],
@@ -497,7 +500,7 @@ class Featurizer:
         n = sum(lengths)
         out = np.empty((n, len(self.specs)), dtype=np.int64)
         if self._per_word:
-            out[:, self._per_word] = self._word_ids(chain.from_iterable(sentences), n)
+            out[:, self._per_word] = self._word_ids(list(chain.from_iterable(sentences)))
         others = [j for j, k in enumerate(self.kinds) if not k.per_word]
         if others:
             matches = self.gazetteer.match(sentences) if self.gazetteer is not None else None

@@ -52,7 +52,9 @@ Every other tag is kept: EWT's other 42 tags are WSJ tags.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
+from operator import attrgetter, itemgetter
 
 from senna.document import Sentence
 
@@ -88,26 +90,62 @@ def check_tagset(name: str) -> str:
     return name
 
 
-def to_wsj(words: Sequence[str], tags: Sequence[str]) -> list[str]:
-    """One sentence's EWT tags in WSJ conventions (module docstring); tags outside the EWT
-    set pass through unchanged, as do words and tags no rule names."""
-    if len(words) != len(tags):
-        raise ValueError(f"{len(words)} words but {len(tags)} tags")
-    out = []
-    quotes = 0   # `"` tokens seen so far
-    for word, tag in zip(words, tags, strict=True):
-        new = WORD_MAP.get(word)
-        if new is None:
-            if word == '"':
-                new = "''" if quotes % 2 else "``"
-                quotes += 1
-            elif word[:1] in _RUN_START and _RUN.fullmatch(word):
-                new = ":"
-            elif tag == "," and not any(c.isalnum() or c in _COMMAS for c in word):
-                new = ":"
-            else:
-                new = TAG_MAP.get(tag, tag)
-        out.append(new)
+def _word_rule(word: str) -> str:
+    """The WSJ tag the word rules give `word` whatever its EWT tag, "" if none does (`"`
+    has its own rule in `to_wsj`: it reads the sentence)."""
+    new = WORD_MAP.get(word)
+    if new is not None:
+        return new
+    return ":" if word[:1] in _RUN_START and _RUN.fullmatch(word) else ""
+
+
+class _WordRules(dict):
+    """word -> `_word_rule`, computed once per word so that a sentence's lookups are one
+    C-level map; emptied past LIMIT words, so memory stays bounded."""
+
+    LIMIT = 100_000
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        new = self[word] = _word_rule(word)
+        return new
+
+
+_WORD_RULES = _WordRules()
+
+
+def _positions(items: Sequence[str], value: str) -> Iterator[int]:
+    """Indices of `value` in `items`, found by C-level scans (`index`)."""
+    i = -1
+    while True:
+        try:
+            i = items.index(value, i + 1)
+        except ValueError:
+            return
+        yield i
+
+
+def _word_by_word(words: Sequence[str], tags: Sequence[str]) -> list[str]:
+    """The rules that read one token at a time (tag rules, punctuation tagged `,`, the word
+    rules, in increasing precedence) over any run of tokens, e.g. a whole batch of
+    sentences: C-level calls (map, index) over all of them, Python only where one fires."""
+    out = list(map(TAG_MAP.get, tags, tags))
+    for i in _positions(tags, ","):   # other punctuation tagged `,`: `:`
+        if not any(c.isalnum() or c in _COMMAS for c in words[i]):
+            out[i] = ":"
+    rules = list(map(_WORD_RULES.__getitem__, words))
+    if any(rules):
+        for i, new in enumerate(rules):
+            if new:
+                out[i] = new
+    return out
+
+
+def _in_context(words: Sequence[str], tags: Sequence[str], out: list[str]) -> None:
+    """The rules that read the sentence (`"`, then GW) on `_word_by_word`'s tags, in place."""
+    for n, i in enumerate(_positions(words, '"')):   # `` after an even number of `"`, else ''
+        out[i] = "''" if n % 2 else "``"
     if "GW" in out:   # GW left by no word rule: the next real piece's tag, right to left
         head = "NN"
         for i in range(len(out) - 1, -1, -1):
@@ -115,6 +153,15 @@ def to_wsj(words: Sequence[str], tags: Sequence[str]) -> list[str]:
                 out[i] = "NNP" if words[i][:1].isupper() else head
             elif tags[i] != "HYPH":
                 head = "NN" if out[i] in _NOT_HEAD else out[i]
+
+
+def to_wsj(words: Sequence[str], tags: Sequence[str]) -> list[str]:
+    """One sentence's EWT tags in WSJ conventions (module docstring); tags outside the EWT
+    set pass through unchanged, as do words and tags no rule names."""
+    if len(words) != len(tags):
+        raise ValueError(f"{len(words)} words but {len(tags)} tags")
+    out = _word_by_word(words, tags)
+    _in_context(words, tags, out)
     return out
 
 
@@ -131,6 +178,18 @@ def apply_tagset(sentences: Iterable[Sentence], tagset: str = DEFAULT_TAGSET) ->
     read POS) has already run on the tags the models were trained with."""
     if check_tagset(tagset) == "ewt":
         return
-    for sent in sentences:
-        if "pos" in sent.columns:
-            sent.columns["pos"] = to_wsj(sent.words, sent.columns["pos"])
+    sents = [s for s in sentences if "pos" in s.columns]
+    words = list(map(attrgetter("words"), sents))
+    tags = list(map(itemgetter("pos"), map(attrgetter("columns"), sents)))
+    if list(map(len, words)) != list(map(len, tags)):
+        n, m = next((len(w), len(t)) for w, t in zip(words, tags, strict=True) if len(w) != len(t))
+        raise ValueError(f"{n} words but {m} POS tags")
+    # `to_wsj` sentence by sentence, its word-by-word rules over all sentences at once
+    new = _word_by_word(list(chain.from_iterable(words)), list(chain.from_iterable(tags)))
+    end = 0
+    for sent, ws, ts in zip(sents, words, tags, strict=True):
+        start, end = end, end + len(ws)
+        out = new[start:end]
+        if '"' in ws or "GW" in out:
+            _in_context(ws, ts, out)
+        sent.columns["pos"] = out

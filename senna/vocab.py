@@ -7,12 +7,12 @@ id 1 always stands for anything unseen.  Saved as plain text, one entry per line
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import repeat
 
 import numpy as np
 
@@ -48,12 +48,22 @@ class SharedIndex(Mapping[str, int]):
         self.local = np.full(len(words), -1, dtype=np.int32)
         self.local[numbers] = np.arange(len(items), dtype=np.int32)
         self.items = items
+        self._len = int(np.count_nonzero(self.local >= 0))   # distinct items
 
     def get(self, key: str, default: int | None = None) -> int | None:  # type: ignore[override]
         n = _WORDS.get(key)
         if n is None or n >= len(self.local) or self.local[n] < 0:
             return default
         return int(self.local[n])
+
+    def ids(self, keys: Sequence[str], default: int) -> np.ndarray:
+        """`get` over many keys at once (one array lookup for all of them)."""
+        numbers = np.fromiter(map(_WORDS.get, keys, repeat(-1)), np.intp, len(keys))
+        known = (numbers >= 0) & (numbers < len(self.local))
+        out = np.full(len(keys), default, dtype=np.int64)
+        found = self.local[numbers[known]]
+        out[np.flatnonzero(known)[found >= 0]] = found[found >= 0]
+        return out
 
     def __getitem__(self, key: str) -> int:
         i = self.get(key)
@@ -65,7 +75,121 @@ class SharedIndex(Mapping[str, int]):
         return isinstance(key, str) and self.get(key) is not None
 
     def __len__(self) -> int:
-        return len(self.items)
+        return self._len
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(self.items))
+
+
+def lookup_many(index: Mapping[str, int], keys: Sequence[str], default: int
+                ) -> Sequence[int]:
+    """`index.get(key, default)` for many keys, batched where the index can batch."""
+    many = getattr(index, "ids", None)
+    if many is not None:
+        return many(keys, default)
+    return list(map(index.get, keys, repeat(default)))
+
+
+_UNSEEN = object()
+
+
+class FileIndex(Mapping[str, int]):
+    """entry -> line number of a one-entry-a-line UTF-8 file, answered from the file's bytes
+    until an index pays off.
+
+    Why: indexing a tagger's 100k-word dictionary costs about 15 ms (a string per entry, a
+    dict), a run of all four tasks has three of them plus the embeddings' 130k words, and
+    tagging one sentence looks up a few dozen words.  So a lookup first searches the bytes
+    (`bytes.find`, in C; the files list frequent words first, so most are found near the
+    start) and counts the bytes it scanned; once that reaches BUILD_AFTER times the file's
+    size (a scan of the whole file costs about 1/30 of an index) the index is built with
+    `build` and answers from then on.  A short input then pays a few scans, a long one
+    the index (as every run did before) plus at most BUILD_AFTER scans.  Entries must be
+    distinct: building the index checks it.
+    """
+
+    BUILD_AFTER = 8
+    FEW = 256   # `ids` of more keys at once builds the index right away
+
+    def __init__(self, data: bytes, build: Callable[[list[str]], Mapping[str, int]],
+                 name: str):
+        data.decode("utf-8")   # UnicodeDecodeError now, not at some later lookup
+        self._data = data if data.endswith(b"\n") or not data else data + b"\n"
+        self._build, self.name = build, name
+        self._count = self._data.count(b"\n")
+        self._items: list[str] | None = None
+        self._index: Mapping[str, int] | None = None
+        self._found: dict[str, int | None] = {}   # lookups so far, while no index exists
+        self._scanned = 0
+
+    @property
+    def items(self) -> list[str]:
+        """The entries in file order (decoded on first use).  Interned: the taggers' 100k-word
+        dictionaries and the embeddings mostly hold the same words, so they share one copy
+        of each string in memory."""
+        if self._items is None:
+            self._items = list(map(sys.intern, self._data.decode("utf-8").split("\n")[:-1]))
+        return self._items
+
+    def built(self) -> Mapping[str, int]:
+        """The index (built now if it was not)."""
+        if self._index is None:
+            index = self._build(self.items)
+            if len(index) != len(self.items):
+                raise ValueError(f"{self.name}: lists an entry twice")
+            self._index, self._found = index, {}
+        return self._index
+
+    def _search(self, key: str) -> int | None:
+        if self._scanned >= self.BUILD_AFTER * len(self._data):
+            return self.built().get(key)
+        found = self._found.get(key, _UNSEEN)
+        if found is not _UNSEEN:
+            return found  # type: ignore[return-value]
+        line = key.encode("utf-8", "surrogatepass") + b"\n"
+        if "\n" in key:
+            at = -1
+        elif self._data.startswith(line):
+            at = 0
+        else:
+            at = self._data.find(b"\n" + line) + 1   # 0: not found
+            at = at or -1
+        self._scanned += len(self._data) if at < 0 else 2 * at   # find, then count
+        found = self._found[key] = None if at < 0 else self._data.count(b"\n", 0, at)
+        return found
+
+    def get(self, key: str, default: int | None = None) -> int | None:  # type: ignore[override]
+        found = self._index.get(key) if self._index is not None else self._search(key)
+        return default if found is None else found
+
+    def ids(self, keys: Sequence[str], default: int) -> Sequence[int]:
+        """`get` over many keys."""
+        if self._index is None and len(keys) <= self.FEW:   # searching may do
+            return [self.get(k, default) for k in keys]
+        return lookup_many(self.built(), keys, default)     # the index pays off
+
+    def entries(self, ids: Sequence[int], known: Mapping[int, str]) -> list[str]:
+        """The entries of line numbers `ids`: from `known` and the keys looked up so far
+        while no index exists (a table asks for the rows of words it was just given the
+        ids of), else from the decoded file."""
+        if self._items is None:
+            seen = {i: k for k, i in self._found.items() if i is not None}
+            seen.update(known)
+            if all(i in seen for i in ids):
+                return [seen[i] for i in ids]
+        return [self.items[i] for i in ids]
+
+    def __getitem__(self, key: str) -> int:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __len__(self) -> int:
+        return self._count
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.items)
@@ -97,6 +221,14 @@ class Vocab:
     def id(self, item: str) -> int:
         return self.index.get(item, 1)
 
+    def ids(self, items: Sequence[str]) -> Sequence[int]:
+        """Ids of many items (unknown -> RARE)."""
+        return lookup_many(self.index, items, self.unk_id)
+
+    def entries(self, ids: Sequence[int]) -> list[str]:
+        """The items of many ids (`FileVocab` answers without decoding its whole file)."""
+        return [self.items[i] for i in ids]
+
     def encode(self, items: Iterable[str]) -> np.ndarray:
         """[T] strings -> [T] int64 ids (unknown -> RARE)."""
         get = self.index.get
@@ -127,23 +259,49 @@ class Vocab:
         share it, its index and the time to build it."""
         with open(path, "rb") as f:
             data = f.read()
-        key = hashlib.blake2b(data, digest_size=16).digest()
-        vocab = _LOADED.get(key)
+        if data and not data.endswith(b"\n"):
+            data += b"\n"
+        vocab = _LOADED.get(data)   # the content is the key (hashed and compared in C)
         if vocab is not None:
             return vocab
-        items = data.decode("utf-8").split("\n")
-        if items and items[-1] == "":
-            items.pop()
-        if items[:2] != [PADDING, RARE]:
+        if not data.startswith(f"{PADDING}\n{RARE}\n".encode()):
             raise ValueError(f"{path}: a vocabulary must start with {PADDING}, {RARE}")
-        # interned: the taggers' 100k-word dictionaries mostly hold the same words (those of
-        # the shared embeddings), so they share one copy of each string in memory
-        vocab = cls(list(map(sys.intern, items)), shared=len(items) >= SHARED_MIN)
-        _LOADED[key] = vocab
+        try:
+            if data.count(b"\n") >= SHARED_MIN:
+                vocab: Vocab = FileVocab(FileIndex(data, SharedIndex, str(path)))
+            else:
+                vocab = cls(data.decode("utf-8").split("\n")[:-1])
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}: not UTF-8 ({e})") from None
+        _LOADED[data] = vocab
         return vocab
 
 
 _LOADED: weakref.WeakValueDictionary[bytes, Vocab] = weakref.WeakValueDictionary()
+
+
+
+
+class FileVocab(Vocab):
+    """A large vocabulary as read from its file: `FileIndex` answers lookups, and the items
+    are decoded only when asked for (a one-sentence run never does)."""
+
+    def __init__(self, index: FileIndex):   # noqa: D107 (no Vocab.__init__: no item list)
+        self.index = index
+
+    @property  # type: ignore[override]
+    def items(self) -> list[str]:
+        return self.index.items
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def entries(self, ids: Sequence[int]) -> list[str]:
+        return self.index.entries(ids, {self.pad_id: PADDING, self.unk_id: RARE})
+
+    def preload(self) -> None:
+        """Build the index now rather than when many words are first looked up."""
+        self.index.built()
 
 
 class TagSet:

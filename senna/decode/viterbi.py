@@ -77,7 +77,7 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
     if k <= DENSE:
         return _best(score, transitions, np.repeat(np.arange(k)[:, None], b, 1))
     lead = score.argmax(1)
-    top = score.max(1)
+    top = score[np.arange(b), lead]                                   # the max, gathered
     peak = float(np.abs(top).max())
     finite = np.isfinite(peak)
     if not finite:                                                    # rare: inf/NaN rows
@@ -85,9 +85,9 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
     keep = score + dom[lead] >= (top - 64 * eps * (peak + slack))[:, None]
     if not finite:
         keep[~np.isfinite(top)] = True
-    count = np.count_nonzero(keep, 1)
     rows, tags = np.nonzero(keep)                                     # by row
-    rank = np.arange(len(rows)) - np.repeat(np.cumsum(count) - count, count)
+    count = np.bincount(rows, minlength=b)
+    rank = np.arange(len(rows)) - (np.cumsum(count) - count)[rows]
     most = int(count.max())
     over = b - np.cumsum(np.bincount(count, minlength=most + 1))     # rows keeping > w
     width = int(np.argmin(np.arange(1, most + 1) * b + most * over[1:])) + 1
@@ -229,6 +229,11 @@ class Decoder:
         out = np.zeros(len(emissions), dtype=np.intp)
         if self.plain:
             return emissions.argmax(1) if len(emissions) else out
+        if int(lengths.max(initial=0)) <= LONG:     # no pieces: one pass, no per-sentence work
+            paths = self._paths(emissions, lengths, starts)
+            out[np.arange(len(paths)) + np.repeat(starts - (np.cumsum(lengths) - lengths),
+                                                  lengths)] = paths
+            return out
         plan = []                                   # (sentence, [(lo, hi) of its pieces])
         piece_starts, piece_lengths = [], []
         for s0, n in zip(starts.tolist(), lengths.tolist(), strict=True):
@@ -310,7 +315,7 @@ class Decoder:
                 score[n:done] += self.end                     # sentences that just ended
             done = n
             best, back[lo : lo + n] = self.step(score[:n])
-            score[:n] = best + column_order(emissions[lo : lo + n])
+            np.add(best, column_order(emissions[lo : lo + n]), out=score[:n])
         if self.end is not None:
             score[:done] += self.end
         tags = np.empty(len(rows), dtype=np.intp)

@@ -22,17 +22,17 @@ from __future__ import annotations
 import functools
 import json
 import os
-import sys
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from senna.embeddings import read_embeddings, read_metadata, scaled
+from senna.embeddings import read_stored, scaled
 from senna.features import FeatureSpec, Featurizer, Gazetteer
+from senna.io.npz import load_npz
 from senna.nn.config import NetConfig
-from senna.vocab import TagSet, Vocab
+from senna.vocab import FileIndex, SharedIndex, TagSet, Vocab
 
 FORMAT = "senna-model"
 VERSION = 1
@@ -52,29 +52,36 @@ class SavedModel:
     info: dict = field(default_factory=dict)   # scheme, training record, dev scores ...
 
 
-def _base_rows(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
-    """-> (the embeddings as stored [N, D], float16 or float32, each vocab entry's row in them
-    or -1); both cached, so models sharing embeddings share one array."""
+def _base(base: dict, model_dir: Path) -> tuple[np.ndarray, FileIndex]:
+    """-> (the embeddings as stored [N, D], float16 or float32, the index of their words),
+    cached, so models sharing embeddings share one array."""
     where = Path(base["embeddings"])  # absolute in memory; relative only on disk
     try:
         stamp = (where / "vectors.npz").stat().st_mtime_ns if where.is_dir() else 0
-        vectors, index = _cached_embeddings(str(where.resolve()), stamp)
+        return _cached_embeddings(str(where.resolve()), stamp)
     except ModelError:
         raise
     except (ValueError, OSError) as e:
         raise ModelError(f"{model_dir}: needs the embeddings it was trained from ({e})") from None
-    return vectors, np.array([index.get(w, -1) for w in vocab.items], dtype=np.int32)
+
+
+def _base_rows(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
+    """-> (the embeddings as stored, each vocab entry's row in them or -1)."""
+    vectors, words = _base(base, model_dir)
+    return vectors, np.asarray(words.ids(vocab.items, -1), dtype=np.int32)
 
 
 @functools.lru_cache(maxsize=2)
-def _cached_embeddings(path: str, stamp: int) -> tuple[np.ndarray, dict[str, int]]:
+def _cached_embeddings(path: str, stamp: int) -> tuple[np.ndarray, FileIndex]:
     """Read once per process (the shipped taggers share one table); `stamp` = file mtime.
-    Kept in the stored precision (float16 halves the memory; the conversion is exact)."""
-    words, vectors = read_embeddings(path)
+    Kept in the stored precision (float16 halves the memory); the words are indexed only
+    if many are looked up (`FileIndex`)."""
+    if not os.path.isdir(path):
+        raise ValueError(f"{path}: not an embeddings directory")
+    words, vectors = read_stored(path)
     _check_values(vectors, "vectors", Path(path) / "vectors.npz")
-    if read_metadata(path).get("dtype") == "float16":
-        vectors = vectors.astype(np.float16)
-    return vectors, {sys.intern(w): i for i, w in enumerate(words)}
+    # indexed like the taggers' dictionaries, through the word dictionary they share
+    return vectors, FileIndex(words, SharedIndex, str(Path(path) / "words.lst"))
 
 
 def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -94,23 +101,43 @@ def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, n
 class OverlayTable:
     """A word table read through: the model's own rows where it has them, else the shared
     embeddings.  Five taggers fine-tuned from one 130k-word table then hold one copy of it
-    plus their own rows, instead of five full tables (the runtime only gathers rows)."""
+    plus their own rows, instead of five full tables (the runtime only gathers rows).
 
-    def __init__(self, base: np.ndarray, divisor: float, rows: np.ndarray,
+    Where a dictionary row sits in the embeddings is found the first time the row is read
+    (its word looked up in `words`), so loading costs nothing per dictionary entry."""
+
+    UNKNOWN = np.iinfo(np.int32).min     # src of a row not looked up yet
+    MISSING = np.iinfo(np.int32).max     # src of a word in neither: a row of zeros
+
+    def __init__(self, base: np.ndarray, divisor: float, words: FileIndex, vocab: Vocab,
                  own_rows: np.ndarray, own: np.ndarray):
-        self.base, self.divisor = base, divisor
+        self.base, self.divisor, self.words, self.vocab = base, divisor, words, vocab
         self.own = np.asarray(own, dtype=np.float32)
-        self.src = rows.astype(np.int32)
+        self.src = np.full(len(vocab), self.UNKNOWN, dtype=np.int32)
         self.src[own_rows] = ~np.arange(len(own_rows))  # negative: -1 - (index into own)
-        self.shape = (len(rows), base.shape[1])
+        self.shape = (len(vocab), base.shape[1])
         self.dtype = np.dtype(np.float32)
+
+    def _locate(self, ids: np.ndarray) -> None:
+        """Find the rows of distinct `ids` in the embeddings (their words looked up)."""
+        rows = np.asarray(self.words.ids(self.vocab.entries(ids.tolist()), -1))
+        self.src[ids] = np.where(rows < 0, self.MISSING, rows)
+
+    def preload(self) -> None:
+        """Locate every row now rather than when first read."""
+        self._locate(np.flatnonzero(self.src == self.UNKNOWN))
 
     def __getitem__(self, ids: np.ndarray) -> np.ndarray:
         src = self.src[ids]
-        out = scaled(self.base[np.maximum(src, 0)], self.divisor)
+        todo = src == self.UNKNOWN
+        if todo.any():
+            self._locate(np.flatnonzero(np.bincount(ids[todo])))  # distinct; np.unique would
+            src = self.src[ids]                                  # import numpy.ma (7 ms)
+        out = scaled(self.base[np.clip(src, 0, len(self.base) - 1)], self.divisor)
         mine = src < 0
         if mine.any():
             out[mine] = self.own[~src[mine]]
+        out[src == self.MISSING] = 0.0
         return out
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
@@ -135,12 +162,12 @@ def _unpack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir:
     j = base["table"]
     rows, values = weights.pop(f"emb.tables.{j}.rows"), weights.pop(f"emb.tables.{j}.values")
     if shared:
-        vectors, index = _base_rows(base, vocab, model_dir)
+        vectors, words = _base(base, model_dir)
         if vectors.shape[1] != values.shape[1]:
             raise ModelError(f"{base['embeddings']}: vectors of {vectors.shape[1]} values, the "
                              f"model {model_dir} has word vectors of {values.shape[1]}")
-        weights[f"emb.tables.{j}.weight"] = OverlayTable(vectors, base["divisor"], index, rows,
-                                                         values)
+        weights[f"emb.tables.{j}.weight"] = OverlayTable(vectors, base["divisor"], words, vocab,
+                                                         rows, values)
         return
     table, _ = base_table(base, vocab, model_dir)
     table[rows] = values
@@ -191,8 +218,7 @@ def _read_config(path: Path) -> dict:
 
 def _read_weights(path: Path) -> dict[str, np.ndarray]:
     try:
-        with np.load(path / "weights.npz", allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
+        return load_npz(path / "weights.npz")
     except FileNotFoundError:
         raise ModelError(f"{path}: weights.npz is missing") from None
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
@@ -254,12 +280,33 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+_EXPONENT = {2: (np.uint16, 0x7C00), 4: (np.uint32, 0x7F800000)}   # float16, float32
+
+
+def _all_finite(a: np.ndarray) -> bool:
+    """No NaN or infinity.  float16/32: an IEEE float is one exactly when its exponent bits
+    are all ones, an integer test on the bits, in blocks (a few times faster than summing,
+    and no temporary as large as the 13 MB embeddings); else a float64 sum, finite exactly
+    when every value is."""
+    if a.dtype.itemsize not in _EXPONENT or not a.flags.c_contiguous:
+        return bool(np.isfinite(a.sum(dtype=np.float64)))
+    kind, mask = _EXPONENT[a.dtype.itemsize]
+    bits = a.reshape(-1).view(kind)
+    step = 1 << 18
+    buf = np.empty(min(step, len(bits)), dtype=kind)
+    for i in range(0, len(bits), step):
+        part = np.bitwise_and(bits[i : i + step], mask, out=buf[: len(bits[i : i + step])])
+        if (part == mask).any():
+            return False
+    return True
+
+
 def _check_values(a: np.ndarray, name: str, file: Path) -> None:
-    """Floating point and finite (a float64 sum is finite exactly when every value is)."""
+    """Floating point and finite."""
     if a.dtype.kind != "f":
         raise ModelError(f"{file}: array '{name}' holds {a.dtype} values, expected floating "
                          "point")
-    if not np.isfinite(a.sum(dtype=np.float64)):
+    if not _all_finite(a):
         bad = int(a.size - np.isfinite(a).sum())
         raise ModelError(f"{file}: array '{name}' holds {bad} value{'s' * (bad != 1)} that "
                          f"{'are' if bad != 1 else 'is'} not finite (NaN or infinite)")

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter
+from itertools import accumulate, chain, repeat
 
 from senna.document import Document, Sentence
 from senna.integrations.allennlp import write_allennlp
@@ -63,39 +63,48 @@ def recode(tags: Sequence[str], scheme: str) -> list[str]:
     return list(tags)
 
 
-def _task_column(sent: Sentence, task: str, scheme: str) -> list[str]:
+def _task_column(sent: Sentence, task: str, scheme: str) -> Sequence[str]:
     """One task's tags in the output scheme; `-` where the task was not run."""
     tags = sent.columns.get(task)
     if tags is None:
         return ["-"] * len(sent.words)
-    return list(tags) if TASKS[task].scheme == "tags" else recode(tags, scheme)
+    return tags if TASKS[task].scheme == "tags" or scheme == "iobes" else recode(tags, scheme)
 
 
 def _offset(start: int | None, end: int | None) -> str:
     return f"({'-' if start is None else start} {'-' if end is None else end})"
 
 
-def sentence_columns(sent: Sentence, opts: OutputOptions) -> list[list[str]]:
-    """Output columns of one sentence, each a list of one field per token."""
-    toks = sent.tokens
-    cols: list[list[str]] = []
+def _columns(sents: Sequence[Sentence], opts: OutputOptions) -> list[Iterable[str]]:
+    """Output columns of sentences laid end to end (one field per token), role columns
+    aside: the token (its text is the word: `Sentence`), its offsets and one column per
+    requested tag task."""
+    cols: list[Iterable[str]] = []
     if opts.tokens:
-        cols.append(list(map(attrgetter("text"), toks)))
+        cols.append(chain.from_iterable(s.words for s in sents))
     if opts.offsets:
-        cols.append([_offset(t.start, t.end) for t in toks])
+        cols.append([_offset(t.start, t.end) for t in chain.from_iterable(
+            s.tokens for s in sents)])
     for task in COLUMN_TASKS:
         if task in opts.tasks:
-            cols.append(_task_column(sent, task, opts.scheme))
+            cols.append(chain.from_iterable(map(_task_column, sents, repeat(task),
+                                                repeat(opts.scheme))))
+    return cols
+
+
+def sentence_columns(sent: Sentence, opts: OutputOptions) -> list[list[str]]:
+    """Output columns of one sentence, each a list of one field per token."""
+    cols = [list(c) for c in _columns([sent], opts)]
     if any(t in opts.tasks for t in ROLE_TASKS):
         preds = set(sent.predicates)
-        cols.append([t.text if i in preds else "-" for i, t in enumerate(toks)])
+        cols.append([w if i in preds else "-" for i, w in enumerate(sent.words)])
         cols += [recode(tags, opts.scheme) for tags in sent.roles]
     return cols
 
 
-def _nonempty(doc: Document) -> list[Sentence]:
+def _nonempty(docs: Iterable[Document]) -> list[Sentence]:
     """Sentences with tokens: an empty one would print a lone blank line."""
-    return [s for s in doc.sentences if s.tokens]
+    return [s for d in docs for s in d.sentences if s.tokens]
 
 
 def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
@@ -109,37 +118,43 @@ def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
 
 @lru_cache(maxsize=256)
 def _line_format(widths: tuple[int, ...]) -> str:
-    """printf-style format of one token line: `%{w}s` fields (0: `%s`) joined by tabs."""
-    return "\t".join(f"%{w}s" if w else "%s" for w in widths) + "\n"
+    """printf-style format of one token line: `%{w}s` fields (0: `%s`) joined by tabs, and
+    a last `%s` field: the blank line after a sentence ("\n" at its last token, else "")."""
+    return "\t".join(f"%{w}s" if w else "%s" for w in widths) + "\n%s"
 
 
-@lru_cache(maxsize=256)
-def _senna_format(opts: OutputOptions, n_columns: int) -> str:
-    return _line_format(tuple(_widths(opts, n_columns)))
+def _sentence_ends(sents: Sequence[Sentence]) -> list[str]:
+    """The last field of every token line: "\n" at the last token of a sentence."""
+    ends = [""] * sum(len(s.words) for s in sents)
+    for end in accumulate(len(s.words) for s in sents):
+        ends[end - 1] = "\n"
+    return ends
 
 
-def _rows(cols: list[list[str]], line: str) -> Iterator[str]:
-    """One line per token: the fields through the printf-style `line` format, which does
-    the padding and joining in C, per line."""
-    return map(line.__mod__, zip(*cols, strict=True))
+def _write_columns(docs: Sequence[Document], opts: OutputOptions, padded: bool) -> str:
+    """The senna (`padded`: printf widths) and conll layouts.  Without role columns every
+    sentence has the same columns, so all the documents' token lines come from one map of
+    the line format over the fields (the printf-style format does the padding and joining
+    in C); role columns vary in number, so those sentences go one by one."""
+    sents = _nonempty(docs)
+    if not sents:
+        return ""
+    roles = any(t in opts.tasks for t in ROLE_TASKS)
+    out: list[str] = []
+    for group in ([s] for s in sents) if roles else [sents]:
+        cols = sentence_columns(group[0], opts) if roles else _columns(group, opts)
+        widths = _widths(opts, len(cols)) if padded else [0] * len(cols)
+        out += map(_line_format(tuple(widths)).__mod__, zip(*cols, _sentence_ends(group),
+                                                            strict=True))
+    return "".join(out)
 
 
 def write_senna(doc: Document, opts: OutputOptions) -> str:
-    out: list[str] = []
-    for sent in _nonempty(doc):
-        cols = sentence_columns(sent, opts)
-        out += _rows(cols, _senna_format(opts, len(cols)))
-        out.append("\n")
-    return "".join(out)
+    return _write_columns([doc], opts, padded=True)
 
 
 def write_conll(doc: Document, opts: OutputOptions) -> str:
-    out: list[str] = []
-    for sent in _nonempty(doc):
-        cols = sentence_columns(sent, opts)
-        out += _rows(cols, _line_format((0,) * len(cols)))
-        out.append("\n")
-    return "".join(out)
+    return _write_columns([doc], opts, padded=False)
 
 
 def _misc(sent: Sentence, i: int, opts: OutputOptions, cols: dict) -> str:
@@ -174,7 +189,7 @@ def _xpos(sent: Sentence, opts: OutputOptions) -> list[str]:
 def write_conllu(doc: Document, opts: OutputOptions) -> str:
     """CoNLL-U: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC; `# text` when known."""
     out = []
-    for sent in _nonempty(doc):
+    for sent in _nonempty([doc]):
         first, last = sent.tokens[0], sent.tokens[-1]
         if first.start is not None and last.end is not None:
             text = " ".join(visible(doc.text[first.start : last.end]).split())
@@ -205,6 +220,16 @@ WRITERS: dict[str, Callable[[Document, OutputOptions], str]] = {
 
 def format_document(doc: Document, fmt: str = "senna", opts: OutputOptions | None = None) -> str:
     """A document as text in `fmt` (one of FORMATS)."""
+    return format_documents([doc], fmt, opts)
+
+
+def format_documents(docs: Sequence[Document], fmt: str = "senna",
+                     opts: OutputOptions | None = None) -> str:
+    """Documents one after the other in `fmt`: what `format_document` gives for each,
+    joined; the column layouts format the batch at once (`_write_columns`)."""
     if fmt not in WRITERS:
         raise ValueError(f"output format must be one of {FORMATS}, got {fmt!r}")
-    return WRITERS[fmt](doc, opts or OutputOptions())
+    opts = opts or OutputOptions()
+    if fmt in ("senna", "conll"):
+        return _write_columns(docs, opts, padded=fmt == "senna")
+    return "".join(WRITERS[fmt](doc, opts) for doc in docs)

@@ -43,7 +43,7 @@ class CharVectors:
         """Fill the rows of spellings `ids` (distinct), in groups of similar length (a group
         is padded to its longest word: lengths 3-4, 5-8, 9-16, ... go together)."""
         words = self.spellings.words
-        lengths = np.fromiter((len(words[i]) for i in ids), np.int64, len(ids))
+        lengths = np.fromiter(map(len, map(words.__getitem__, ids.tolist())), np.int64, len(ids))
         order = np.argsort(lengths, kind="stable")
         ids, size = ids[order], np.ceil(np.log2(np.maximum(lengths[order], 1)))
         cuts = np.flatnonzero(np.diff(size)) + 1
@@ -58,13 +58,14 @@ class CharVectors:
         if self.generation != self.spellings.generation:
             self._clear()
         n = len(self.spellings)
-        if n > len(self.table):  # room for every spelling given so far (doubling)
-            size = max(n, 2 * len(self.table))
+        if n > len(self.table):  # room for every spelling given so far (growing by a quarter
+            size = max(n, len(self.table) * 5 // 4)   # at least: 4 taggers keep one each)
             self.table = np.concatenate([self.table, np.zeros(
                 (size - len(self.table), self.filters), dtype=np.float32)])
             self.known = np.concatenate([self.known, np.zeros(size - len(self.known), bool)])
         ids = np.asarray(ids)
-        new = np.unique(ids[~self.known[ids]])
+        new = np.flatnonzero(np.bincount(ids[~self.known[ids]]))  # distinct; np.unique
+        # would import numpy.ma (7 ms at start-up)
         if len(new):
             self._compute(new)
         return self.table[ids]

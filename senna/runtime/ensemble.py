@@ -98,6 +98,10 @@ class EnsembleModel:
             raise ModelError(f"{path}: incomplete or corrupt ensemble ({e})") from None
         return cls(members, combine or spec.get("combine", "vote"), joined)
 
+    def preload(self) -> None:
+        for m in self.members:
+            m.preload()
+
     def hidden_layers(self, ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
         """The members' hidden layers side by side: [sum T, M * H]."""
         return np.concatenate([kernels.window_scores(ids, lengths, w, m.cfg)

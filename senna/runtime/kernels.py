@@ -124,10 +124,8 @@ def window_layer(ids: np.ndarray, lengths: Sequence[int], w: Weights, cfg: NetCo
         for lo in range(c0, c1, BLOCK):
             at = pos[lo : min(lo + BLOCK, c1)] - first
             h = np.take(parts[0], inverse[at - half], axis=0)
-            tmp = np.empty_like(h)
-            for k in range(1, win):
-                np.take(parts[k], inverse[at + k - half], axis=0, out=tmp)
-                h += tmp
+            for k in range(1, win):   # a fancy-index gather: faster than take(out=) + add
+                h += parts[k][inverse[at + k - half]]
             h += bias
             yield lo, h
 

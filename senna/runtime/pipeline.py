@@ -232,17 +232,31 @@ class Pipeline:
                     out[i][p] = col if len(col) == n else RoleTags(n, c0 + lo, col)
         return [dict(sorted(r.items())) for r in out]
 
+    def preload(self) -> None:
+        """Every model's `preload` (the first batch then costs what the others do)."""
+        for model in self.models.values():
+            model.preload()
+
+    def fill(self, sentences: Sequence[Sentence],
+             predicates: Sequence[Sequence[int]] | None = None) -> None:
+        """Tag sentences in place: their columns become the predicted ones (IOBES for span
+        tasks; any other column is dropped), their predicates and roles SRL's.
+        `predicates`: SRL predicate positions per sentence (default: the task's source)."""
+        columns, roles = self.annotate([s.words for s in sentences], predicates)
+        for sent, cols, frames in zip(sentences, columns, roles, strict=True):
+            sent.columns = cols
+            sent.predicates, sent.roles = list(frames), list(frames.values())
+
     def tag(self, sentences: Sequence[Sequence[str]],
             predicates: Sequence[Sequence[int]] | None = None,
             offsets: Sequence[Sequence[tuple[int, int]]] | None = None,
             sources: Sequence[str | None] | None = None,
-            tokens: Sequence[list[Token]] | None = None) -> list[Sentence]:
-        """Tag a batch of sentences of words.  `predicates`: SRL predicate positions per
-        sentence (default: POS tags VB*); `offsets`/`sources`: character spans of the words
-        in their source text, kept on the tokens and used for span texts.  `tokens`: the
-        sentences' `Token`s (words and offsets), used instead of new tokens (`offsets` is
-        then not read)."""
-        columns, roles = self.annotate(sentences, predicates)
+            tokens: Sequence[Sequence[Token]] | None = None) -> list[Sentence]:
+        """Tag a batch of sentences of words (`fill` on new sentences).  `offsets`/`sources`:
+        character spans of the words in their source text, kept on the tokens and used for
+        span texts.  `tokens`: the sentences' `Token`s (words and offsets), used instead of
+        new tokens (`offsets` is then not read; the tagged sentences share them: tokens are
+        immutable)."""
         out = []
         for i, words in enumerate(sentences):
             if tokens is not None:
@@ -251,6 +265,6 @@ class Pipeline:
                 spans = offsets[i] if offsets is not None else [(None, None)] * len(words)
                 toks = [Token(w, s, e) for w, (s, e) in zip(words, spans, strict=True)]
             source = sources[i] if sources is not None else None
-            out.append(Sentence(list(words), columns[i], list(roles[i]), list(roles[i].values()),
-                                tokens=list(toks), source=source))
+            out.append(Sentence(list(words), tokens=toks, source=source))
+        self.fill(out, predicates)
         return out

@@ -248,6 +248,7 @@ def create_app(tagger: Tagger | None = None, limits: Limits = Limits(),
                model_dir: str | None = None, tasks=ALL_TASKS) -> Starlette:
     """The ASGI app; loads the models once (or takes a loaded tagger)."""
     service = Service(tagger or senna.load(model_dir, tasks), limits)
+    service.base.pipeline.preload()   # the first request then waits no longer than others
     gc.freeze()   # the models' millions of objects: full collections need not scan them
 
     async def tag(request: Request) -> JSONResponse:

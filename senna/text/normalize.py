@@ -27,6 +27,7 @@ __all__ = [
     "caps_feature",
     "caps_features",
     "suffix",
+    "suffixes",
 ]
 
 PADDING = "PADDING"  # window positions beyond the sentence edges
@@ -46,7 +47,14 @@ def normalize_word(word: str) -> str:
 
 
 def normalize_words(words: Iterable[str]) -> list[str]:
-    """`normalize_word` over a sequence, for whole sentences."""
+    """`normalize_word` over a sequence, for whole sentences.  Words without line breaks
+    are normalised joined by "\n", with one `lower` and one `sub` for all of them: neither
+    acts across a line break (digit runs stop there, and a final sigma still ends its
+    word), so the result is the same."""
+    words = list(words)
+    text = "\n".join(words)
+    if text.count("\n") == len(words) - 1 and words:
+        return _DIGITS.sub(NUMBER, text.lower()).split("\n")
     sub = _DIGITS.sub
     return [sub(NUMBER, w.lower()) for w in words]
 
@@ -77,6 +85,11 @@ def caps_features(words: Iterable[str]) -> list[int]:
 
 def suffix(word: str, n: int = 2) -> str:
     """Last `n` characters of the normalised word (all of it when shorter)."""
+    return suffixes([normalize_word(word)], n)[0]
+
+
+def suffixes(norms: Iterable[str], n: int = 2) -> list[str]:
+    """`suffix` of many words already normalised (`normalize_words`)."""
     if n < 1:
         raise ValueError(f"suffix length must be >= 1, got {n}")
-    return normalize_word(word)[-n:]
+    return [w[-n:] for w in norms]

@@ -49,15 +49,16 @@ Fix-ups applied on top of syntok (all cheap, per sentence):
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import NamedTuple
-
-from syntok import segmenter
-from syntok.tokenizer import Tokenizer
+from collections.abc import Iterator, Sequence
+from itertools import accumulate, repeat
+from types import ModuleType
+from typing import Any, NamedTuple, overload
 
 from senna.text.invisible import INVISIBLE, visible, visible_with_offsets
 
-__all__ = ["Token", "tokenize", "split_pretokenized"]
+__all__ = ["SpacedTokens", "Token", "tokenize", "split_pretokenized"]
 
 
 class Token(NamedTuple):
@@ -69,9 +70,51 @@ class Token(NamedTuple):
     end: int | None = None
 
 
+class SpacedTokens(Sequence[Token]):
+    """The tokens of words joined by single spaces (SENNA's usual -usrtokens line), made
+    when first read: their offsets follow from the word lengths, and the column output
+    reads only the words, so a batch of plain -usrtokens lines makes no named tuples."""
+
+    __slots__ = ("words", "_tokens")
+
+    def __init__(self, words: list[str]):
+        self.words = words
+        self._tokens: list[Token] | None = None
+
+    def _made(self) -> list[Token]:
+        if self._tokens is None:
+            steps = [len(w) + 1 for w in self.words]        # a word and the space after it
+            after = list(accumulate(steps))                 # the offset after that space
+            spans = zip(self.words, map(int.__sub__, after, steps),
+                        map(int.__sub__, after, repeat(1)), strict=True)
+            # tuple.__new__ is what the named tuple's constructor calls, minus a Python frame
+            self._tokens = list(map(tuple.__new__, repeat(Token), spans))
+        return self._tokens
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @overload
+    def __getitem__(self, i: int) -> Token: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Token]: ...
+    def __getitem__(self, i: int | slice) -> Token | list[Token]:
+        return self._made()[i]
+
+    def __iter__(self) -> Iterator[Token]:
+        return iter(self._made())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._made() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a list, so unhashable as one
+
+    def __repr__(self) -> str:
+        return repr(self._made())
+
+
 Span = tuple[int, int]
 
-_TOKENIZER = Tokenizer(emit_hyphen_or_underscore_sep=True, replace_not_contraction=False)
 _NONSPACE = re.compile(r"\S+")  # Python's \s == str.isspace, unlike syntok's `regex` \s
 _ODD_SPACE = re.compile("[\x1c-\x1f]")  # where str.isspace and syntok disagree (U+200B,
 # the other one, is invisible and gone before syntok runs)
@@ -211,6 +254,18 @@ def _repair(text: str, sents: list[list[Span]]) -> list[list[Span]]:
     return fixed
 
 
+@functools.cache
+def _syntok() -> tuple[ModuleType, Any]:
+    """syntok's segmenter and our tokenizer, imported when raw text is first tokenised
+    (syntok and its `regex` module take 15 ms to import; -usrtokens input never needs
+    them)."""
+    from syntok import segmenter
+    from syntok.tokenizer import Tokenizer
+
+    return segmenter, Tokenizer(emit_hyphen_or_underscore_sep=True,
+                                replace_not_contraction=False)
+
+
 def tokenize(text: str) -> list[list[Token]]:
     """Split raw text into sentences of PTB-style tokens whose offsets index `text`; a
     token's text is its slice without invisible characters (senna.text.invisible)."""
@@ -225,12 +280,13 @@ def tokenize(text: str) -> list[list[Token]]:
 def _tokenize_visible(text: str) -> list[list[Token]]:
     if not text or text.isspace():
         return []
+    segmenter, tokenizer = _syntok()
     sents: list[list[Span]] = []
     for offset, para in segmenter.preprocess_with_offsets(text):
         if not para or para.isspace():
             continue
         # Tokenise at base 0 and shift: syntok's base_offset pads with offset spaces (quadratic).
-        for sent in segmenter.segment(_TOKENIZER.tokenize(para)):
+        for sent in segmenter.segment(tokenizer.tokenize(para)):
             spans = [(offset + t.offset, offset + t.offset + len(t.value)) for t in sent if t.value]
             if spans:
                 sents.append(_fix_sentence(text, spans))
