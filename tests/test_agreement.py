@@ -3,11 +3,10 @@ model, within 1e-5, on dev sentences of every length (the runtime's shortcuts: d
 feature tuples projected once, the blocked max over time, SRL windows only beyond
 SRL_EXACT words, which no dev sentence reaches)."""
 
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import MODELS
 
 torch = pytest.importorskip("torch")
 
@@ -16,10 +15,6 @@ from senna.io.checkpoint import load_model  # noqa: E402
 from senna.runtime.model import SRL_EXACT, TaskModel  # noqa: E402
 from senna.train.data import batches, make_examples  # noqa: E402
 from senna.train.loop import network_from_saved  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-MODELS = ROOT / "senna" / "models"
-DATA = Path(os.environ.get("SENNA_DATA", ROOT.parent / "shared" / "data"))
 
 
 def dev_slice(sentences: list, n: int = 100) -> list:
@@ -30,11 +25,11 @@ def dev_slice(sentences: list, n: int = 100) -> list:
 
 @pytest.mark.regression
 @pytest.mark.parametrize("task", ["pos", "chunk", "ner", "pt0", "srl"])
-def test_runtime_scores_match_training_on_dev(task):
+def test_runtime_scores_match_training_on_dev(task, data_dir):
     path = MODELS / task
-    if not (path / "config.json").exists() or not DATA.exists():
-        pytest.skip("needs the shipped models and ../shared/data (or SENNA_DATA)")
-    spec, dev = recorded_dev_set(path, DATA)
+    if not (path / "config.json").exists():
+        pytest.skip(f"no shipped {task} model")
+    spec, dev = recorded_dev_set(path, data_dir)
     dev = dev_slice(dev)
     saved = load_model(path)
     net = network_from_saved(saved).eval()
@@ -63,16 +58,16 @@ def test_runtime_scores_match_training_on_dev(task):
 
 @pytest.mark.regression
 @pytest.mark.parametrize("task", ["pos", "chunk", "ner", "pt0"])
-def test_long_lines_decode_in_pieces_as_whole(task):
+def test_long_lines_decode_in_pieces_as_whole(task, data_dir):
     """A dev set joined into one line (over 20,000 words): decoding it in overlapping
     pieces gives the path of Viterbi over the whole line (in float64, as float32 sums drift
     over so many words)."""
     from senna.decode.viterbi import Decoder
 
     path = MODELS / task
-    if not (path / "config.json").exists() or not DATA.exists():
-        pytest.skip("needs the shipped models and ../shared/data (or SENNA_DATA)")
-    _, dev = recorded_dev_set(path, DATA)
+    if not (path / "config.json").exists():
+        pytest.skip(f"no shipped {task} model")
+    _, dev = recorded_dev_set(path, data_dir)
     model = TaskModel.load(path)
     words = [w for s in dev for w in s.words]
     columns = {k: [v for s in dev for v in s.columns[k]] for k in dev[0].columns}

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_pipeline import WORDS, build_models
@@ -25,7 +26,6 @@ from senna.io.output import OutputOptions
 from senna.text.invisible import INVISIBLE, visible
 from senna.text.tokenize import USRTOKEN_SEPARATORS
 
-ROOT = Path(__file__).resolve().parent.parent
 ALL = ("pos", "chunk", "ner", "pt0", "srl")
 
 

@@ -1,14 +1,12 @@
 """Training on predicted cascade columns (senna.train.cascade): the settings' checks, the
 folds, and a jackknife run on a tiny fixture (fold k's model never sees fold k)."""
 
-from pathlib import Path
 
 import pytest
+from conftest import FIX
 
 from senna.train.cascade import folds, parse_spec
 from senna.train.config import TrainConfig
-
-FIX = Path(__file__).parent / "fixtures"
 
 
 def test_parse_spec_reads_pairs_in_order_and_rejects_malformed():

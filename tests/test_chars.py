@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import FIX
 
 from senna import features as F
 from senna.features import Featurizer, Spellings
@@ -15,8 +16,6 @@ from senna.runtime import chars as runtime_chars
 from senna.runtime.kernels import char_vectors
 from senna.tasks import get_task
 from senna.vocab import Vocab
-
-FIX = Path(__file__).parent / "fixtures"
 
 
 class Sent:

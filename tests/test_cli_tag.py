@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from test_pipeline import build_models
 
 from senna.cli import tag as cli
 from senna.tags import convert, tags_to_brackets
 
 TEXT = "The cat sat on the mat. John runs in New York.\nA dog is in a new mat, and runs.\n"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")

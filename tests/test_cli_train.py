@@ -7,14 +7,12 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import FIX, ROOT
 
 from senna.cli.main import main
 
-ROOT = Path(__file__).resolve().parent.parent
-FIX = Path(__file__).parent / "fixtures"
 # Run a senna command as if PyTorch (and the other training extras) were not installed.
 NO_TORCH = ("import sys; sys.modules.update(torch=None, tqdm=None, matplotlib=None); "
             "from senna.cli.main import main; sys.exit(main(sys.argv[1:]))")

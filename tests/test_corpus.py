@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 import senna
 from senna.integrations.corpus import (
@@ -25,7 +26,6 @@ from senna.integrations.corpus import (
 )
 from senna.io.output import OutputOptions
 
-ROOT = Path(__file__).resolve().parent.parent
 TASKS = ["pos", "ner"]
 WORDS = "John Smith flew to Paris on Monday . The cat sat on the mat . Mary met Bob".split()
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import FIX
 
 torch = pytest.importorskip("torch")
 
@@ -20,8 +21,6 @@ from senna.train.config import TrainConfig  # noqa: E402
 from senna.train.data import batches, make_examples  # noqa: E402
 from senna.train.ensemble import Joiner, train_ensemble  # noqa: E402
 from senna.train.loop import network_from_saved  # noqa: E402
-
-FIX = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture(scope="module")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
+from conftest import DATA, FIX
 
 from senna.io.conll import (
     DataFormatError,
@@ -25,10 +25,6 @@ from senna.io.conll import (
     write_columns,
     write_srl,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
-FIX = Path(__file__).resolve().parent / "fixtures"
-DATA = Path(os.environ.get("SENNA_DATA", ROOT.parent / "shared" / "data"))
 
 
 def _write(tmp_path: Path, text: str | bytes, name: str = "data.txt") -> Path:

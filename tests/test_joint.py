@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import FIX
 
 torch = pytest.importorskip("torch")
 
@@ -24,7 +25,6 @@ from senna.train.joint import (  # noqa: E402
 from senna.train.loop import network_from_saved  # noqa: E402
 from senna.train.scoring import predict_tags  # noqa: E402
 
-FIX = Path(__file__).parent / "fixtures"
 SMALL = dict(hidden=20, conv=16, dev_fraction=0.3)
 TASKS = {
     "pos": dict(train=str(FIX / "ewt_sample.pos"), features="senna", **SMALL),

@@ -5,19 +5,16 @@ as users get them), gold otherwise.  The floors are the shipped models' dev scor
 down by about 0.1: a retrained model must do as well, and a worse one fails (floors are
 never read back from a model's own card)."""
 
-import os
 from pathlib import Path
 
 import pytest
+from conftest import MODELS
 
 from senna.datasets import recorded_dev_set
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
 
-ROOT = Path(__file__).resolve().parents[1]
-MODELS = ROOT / "senna" / "models"
-DATA = Path(os.environ.get("SENNA_DATA", ROOT.parent / "shared" / "data"))
 FLOORS = {"pos": 94.65, "chunk": 94.45, "ner": 91.9, "pt0": 88.35, "vbs": 94.8, "srl": 69.3}
 
 
@@ -25,16 +22,14 @@ def shipped(task: str) -> Path:
     path = MODELS / task
     if not (path / "config.json").exists():
         pytest.skip(f"no shipped {task} model")
-    if not DATA.exists():
-        pytest.skip(f"no data at {DATA} (set SENNA_DATA)")
     return path
 
 
 @pytest.mark.regression
 @pytest.mark.parametrize("task", sorted(FLOORS))
-def test_shipped_model_reaches_its_dev_floor(task):
+def test_shipped_model_reaches_its_dev_floor(task, data_dir):
     path = shipped(task)
-    spec, dev = recorded_dev_set(path, DATA)
+    spec, dev = recorded_dev_set(path, data_dir)
     predicted = predict_gold_inputs(load_tagger(path), spec, dev)
     score, _ = score_predictions(spec, dev, predicted)
     assert score["score"] >= FLOORS[task], f"{task}: {score['score']:.2f} < {FLOORS[task]}"

@@ -13,9 +13,9 @@ import time
 import urllib.request
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -29,7 +29,6 @@ import senna  # noqa: E402
 from senna.integrations import view  # noqa: E402
 from senna.serve.app import Limits, create_app  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 TEXT = "John Smith flew to Paris on Monday. The cat sat on the mat."
 
 

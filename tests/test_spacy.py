@@ -8,9 +8,9 @@ import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 spacy = pytest.importorskip("spacy")
 
@@ -20,7 +20,6 @@ import senna  # noqa: E402
 from senna.integrations import view  # noqa: E402
 from senna.integrations.spacy import UPOS, upos  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 TASKS = ["pos", "chunk", "ner", "pt0", "srl"]
 TEXTS = ["John Smith flew to Paris on Monday to meet the board.  It rained in New York.",
          "The cat sat on the mat.\n\nA dog, which barked, ran to Mary Jones in London.",

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import DATA
 from test_pipeline import CHUNK, POS, tiny_model
 
 from senna.api import Tagger, load
@@ -17,8 +18,6 @@ from senna.document import Sentence
 from senna.io.checkpoint import save_model
 from senna.runtime.pipeline import Pipeline
 from senna.tagset import EWT_TAGS, TAG_MAP, WSJ_TAGS, apply_tagset, check_tagset, convert, to_wsj
-
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
 def wsj(pairs: str) -> str:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import FIX
 
 torch = pytest.importorskip("torch")
 
@@ -18,7 +19,6 @@ from senna.train.data import batches, make_examples  # noqa: E402
 from senna.train.loop import TrainConfig, network_from_saved, train  # noqa: E402
 from senna.train.scoring import predict_tags  # noqa: E402
 
-FIX = Path(__file__).parent / "fixtures"
 CASES = {
     "ner-window-sll": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll"),
     "pos-window-wll": dict(task="pos", train=FIX / "pt0_small.pt0", criterion="wll"),
