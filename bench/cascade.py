@@ -34,7 +34,8 @@ from senna.train.cascade import parse_spec, tag_column  # noqa: E402
 # row -> (task, options added to the task's recipe).  "-gold" rows switch the prediction off;
 # the "predicted inputs" column is the "-predicted" row where there is one, else the shipped
 # model, trained by the recipe itself.  CHUNK's recipe reads no POS (see the README): both of
-# its rows add the POS feature to it.
+# its rows add the POS feature to it.  SRL's rows are trained alone (the shipped SRL is
+# trained with the language model, on gold PT0, recipes/srl-lm.json).
 GOLD = ["--predicted-columns", "", "--jackknife", "0"]
 CHUNK_POS = ["--features", "senna+chars:30"]
 RUNS = {
@@ -44,6 +45,8 @@ RUNS = {
     "pt0-gold": ("pt0", GOLD),
     "vbs-gold": ("vbs", GOLD),
     "srl-gold": ("srl", GOLD),
+    "srl-predicted": ("srl", ["--predicted-columns", "pos=senna/models/pos,pt0=senna/models/pt0",
+                              "--jackknife", "5"]),
 }
 SHIPPED = Path(__file__).resolve().parents[1] / "senna" / "models"
 

@@ -83,6 +83,18 @@ def test_each_task_model_runs_in_the_runtime_as_trained(tmp_path, sampling):
 
 
 @pytest.mark.slow
+def test_models_dir_takes_the_best_models_and_out_the_run(tmp_path):
+    cfg = config(tmp_path, tasks=("pos", "ner"), epochs=1, models=str(tmp_path / "ship"))
+    train_joint(cfg)
+    for name in ("pos", "ner"):
+        saved = load_model(tmp_path / "ship" / name)
+        assert saved.info["training"]["config"]["out"] == str(tmp_path / "ship" / name)
+        assert not (Path(cfg.out) / name).exists()
+    assert (Path(cfg.out) / "checkpoint" / "state.json").exists()
+    assert not (tmp_path / "ship" / "checkpoint").exists()
+
+
+@pytest.mark.slow
 def test_resume_equals_uninterrupted(tmp_path):
     full = config(tmp_path / "a", tasks=("pos", "ner"), epochs=2)
     train_joint(full)

@@ -152,5 +152,5 @@ def train_jointly(cfg) -> int:
     state = _import("senna.train.joint", "train_joint")(cfg)
     best = ", ".join(f"{t} {b['score']:.2f} (epoch {b['epoch']})"
                      for t, b in state["best"].items())
-    print(f"best dev scores: {best}; models in {cfg.out}/<task>")
+    print(f"best dev scores: {best}; models in {cfg.models or cfg.out}/<task>")
     return 0

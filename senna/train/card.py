@@ -10,6 +10,11 @@ from senna.tasks import get_task
 from senna.train.cascade import parse_spec
 
 
+def partners(joint: dict, name: str) -> list[str]:
+    """The other tasks of a joint run, auxiliary ones included."""
+    return [t for t in joint["tasks"] if t != name] + joint.get("auxiliary", [])
+
+
 def card_text(config: dict) -> str:
     tr = config.get("training", {})
     cfg = tr.get("config", {})
@@ -23,9 +28,10 @@ def card_text(config: dict) -> str:
         f"# senna model: {config['task']}",
         "",
         f"- Network: {config['net']['approach']} approach, {config['net']['criterion'].upper()}",
-        *([f"- Trained jointly with {', '.join(t for t in joint['tasks'] if t != task.name)} "
-           f"(multi-task learning: shared word and caps tables"
-           + (", shared first layer for the window tasks" if joint["share_l1"] else "")
+        *([f"- Trained jointly with {', '.join(partners(joint, task.name))} (multi-task "
+           "learning: shared word and caps tables"
+           + (", shared first layer for the window tasks" if joint["share_l1"]
+              and len(joint["tasks"]) > 1 else "")
            + f"; {joint['sampling']} task sampling)"] if joint else []),
         f"- Features: {', '.join(f['name'] for f in config['features'])}",
         f"- Training data: `{cfg.get('train')}`",

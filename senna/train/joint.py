@@ -72,6 +72,8 @@ COMMON = ("embeddings", "word_dim", "max_words", "min_count", "seed", "batch_siz
 class JointConfig:
     tasks: dict[str, dict]           # task -> its single-task settings (TrainConfig fields)
     out: str = "runs/joint"
+    models: str | None = None        # each task's best model goes to <models>/<task> (default:
+                                     # out; "senna/models" ships them), the rest stays in out
     share_l1: bool = True            # window tasks share the first linear layer (Figure 5)
     sampling: str = "proportional"   # see the module docstring
     epochs: int = 30
@@ -134,7 +136,8 @@ class JointConfig:
 
     def task_config(self, name: str) -> TrainConfig:
         """A task's settings with the joint ones that must agree put in."""
-        settings = {**self.tasks[name], "task": name, "out": str(Path(self.out) / name)}
+        settings = {**self.tasks[name], "task": name,
+                    "out": str(Path(self.models or self.out) / name)}
         settings.update({k: self.common(k) for k in COMMON})
         return TrainConfig.from_dict(settings)
 
@@ -203,12 +206,19 @@ def build_members(cfg: JointConfig) -> list[Member]:
         spec = get_task(name)
         net, saved = build(c, spec, splits[name][0], words, vocabs)
         saved.info["joint"] = {"tasks": list(cfg.tasks), "share_l1": cfg.share_l1,
+                               "auxiliary": auxiliary_names(cfg),
                                "sampling": cfg.sampling, "command": cfg.command}
         members.append(Member(spec, c, net, saved, splits[name][1],
                               make_examples(spec, splits[name][0], saved.featurizer),
                               make_examples(spec, splits[name][1], saved.featurizer)))
     tie(members, cfg.share_l1)
     return members
+
+
+def auxiliary_names(cfg: JointConfig) -> list[str]:
+    """The auxiliary tasks of a run, as its model cards name them."""
+    return ([f"the language model (corpus {cfg.lm_corpus})"] if cfg.lm_corpus else []) + \
+        ([f"WordNet synonyms ({cfg.synonyms})"] if cfg.synonyms else [])
 
 
 def shared_vocabs(cfgs: dict[str, TrainConfig], sentences: list, words) -> dict:
@@ -289,7 +299,8 @@ def schedule(units: list[Unit], sampling: str, rng: np.random.Generator
 
 
 def train_joint(cfg: JointConfig) -> dict:
-    """Train, keep each task's best dev model in cfg.out/<task>; -> the training state."""
+    """Train, keep each task's best dev model in cfg.models (or cfg.out)/<task>; -> the
+    training state."""
     torch.set_num_threads(cfg.common("threads") or torch.get_num_threads())
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -323,7 +334,7 @@ def train_joint(cfg: JointConfig) -> dict:
             losses[m.name] += loss.item()
         state["seconds"] += time.perf_counter() - t0
         state["epoch"] = epoch
-        scores = end_of_epoch(members, epoch, state["seconds"], out)
+        scores = end_of_epoch(members, epoch, state["seconds"], Path(cfg.models or cfg.out))
         scores.update({a.name: a.evaluate() for a in aux})
         state["history"].append({"epoch": epoch, "seconds": round(state["seconds"], 1),
                                  "dev": scores, "loss": {m.name: losses[m.name] / m.steps
