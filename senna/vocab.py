@@ -33,7 +33,21 @@ SHARED_MIN = 10_000  # loaded vocabularies at least this large share one word di
 _WORDS: dict[str, int] = {}   # every word of those vocabularies -> its number
 
 
-class SharedIndex(Mapping[str, int]):
+class ByGet(Mapping[str, int]):
+    """A read-only word -> id mapping whose subclasses give `get` (their fast lookup); the
+    rest of the mapping protocol follows from it."""
+
+    def __getitem__(self, key: str) -> int:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+
+class SharedIndex(ByGet):
     """word -> id of a large vocabulary through the process-wide dictionary _WORDS.
 
     Why: the taggers' 100k-word dictionaries (three distinct ones among the five shipped
@@ -65,15 +79,6 @@ class SharedIndex(Mapping[str, int]):
         out[np.flatnonzero(known)[found >= 0]] = found[found >= 0]
         return out
 
-    def __getitem__(self, key: str) -> int:
-        i = self.get(key)
-        if i is None:
-            raise KeyError(key)
-        return i
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.get(key) is not None
-
     def __len__(self) -> int:
         return self._len
 
@@ -93,7 +98,7 @@ def lookup_many(index: Mapping[str, int], keys: Sequence[str], default: int
 _UNSEEN = object()
 
 
-class FileIndex(Mapping[str, int]):
+class FileIndex(ByGet):
     """entry -> line number of a one-entry-a-line UTF-8 file, answered from the file's bytes
     until an index pays off.
 
@@ -178,15 +183,6 @@ class FileIndex(Mapping[str, int]):
             if all(i in seen for i in ids):
                 return [seen[i] for i in ids]
         return [self.items[i] for i in ids]
-
-    def __getitem__(self, key: str) -> int:
-        found = self.get(key)
-        if found is None:
-            raise KeyError(key)
-        return found
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.get(key) is not None
 
     def __len__(self) -> int:
         return self._count

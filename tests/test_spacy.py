@@ -97,7 +97,9 @@ def test_what_a_user_sees(nlp):
     assert ("John Smith", "NP") in [(s.text, s.label_) for s in doc.spans["chunks"]]
     (frame,) = doc._.srl
     assert frame.predicate.text == "flew"
-    assert ("ARG0", "John Smith") in [(a.label_, a.text) for a in frame.arguments]
+    # the flyer: ARG0 or ARG1 by the model (PropBank's fly.01 allows both readings)
+    assert {("ARG0", "John Smith"), ("ARG1", "John Smith")} & {
+        (a.label_, a.text) for a in frame.arguments}
 
 
 def test_keeps_sentence_boundaries_set_earlier():
