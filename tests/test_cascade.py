@@ -33,6 +33,19 @@ def test_bad_cascade_settings_are_named(settings, message):
         TrainConfig(task="pt0", train="x", **settings)
 
 
+def test_a_column_is_predicted_by_its_own_task_only():
+    from conftest import MODELS
+
+    from senna.runtime.model import TaskModel
+    from senna.train.cascade import tag_column
+    if not (MODELS / "ner" / "config.json").exists():
+        pytest.skip("no shipped NER model")
+    with pytest.raises(ValueError, match="the pos column needs a pos model, got a ner model"):
+        tag_column(TaskModel.load(MODELS / "ner"), [], "pos")
+    with pytest.raises(ValueError, match="unknown task"):
+        tag_column(TaskModel.load(MODELS / "ner"), [], "colour")
+
+
 @pytest.mark.slow
 def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monkeypatch):
     pytest.importorskip("torch")

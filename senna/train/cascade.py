@@ -64,6 +64,9 @@ def digest(*parts) -> str:
 def tag_column(model: TaskModel, sentences: Sequence, column: str) -> None:
     """Replace `column` of each sentence by the model's tags, in place (the model reads the
     sentences' other columns, e.g. those predicted before)."""
+    if get_task(column).name != model.task:
+        raise ValueError(f"the {column} column needs a {get_task(column).name} model, got a "
+                         f"{model.task} model")
     for s, tags in zip(sentences, predict_gold_inputs(model, get_task(model.task), sentences),
                        strict=True):
         s.columns[column] = list(tags)
