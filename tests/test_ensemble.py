@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch")
 
 from senna.io.checkpoint import load_model  # noqa: E402
 from senna.io.conll import read_dataset  # noqa: E402
+from senna.nn.networks import bind_spellings  # noqa: E402
 from senna.runtime.ensemble import EnsembleModel, load_tagger  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.pipeline import Pipeline  # noqa: E402
@@ -23,11 +24,14 @@ from senna.train.ensemble import Joiner, train_ensemble  # noqa: E402
 from senna.train.loop import network_from_saved  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def ensemble(tmp_path_factory) -> Path:
+@pytest.fixture(scope="module", params=["basic", "basic+chars"])
+def ensemble(tmp_path_factory, request) -> Path:
+    """Members with character features too: each member has its own spellings table, and
+    the ensemble feeds all of them the first member's ids."""
     out = tmp_path_factory.mktemp("ens") / "ner"
     cfg = TrainConfig(task="ner", train=str(FIX / "ner_small.conll"), out=str(out), epochs=2,
-                      hidden=20, word_dim=8, batch_size=4, threads=1, dev_fraction=0.3)
+                      hidden=20, word_dim=8, batch_size=4, threads=1, dev_fraction=0.3,
+                      features=request.param)
     train_ensemble(cfg, [1, 2, 3], joined_epochs=2)
     return out
 
@@ -48,7 +52,7 @@ def test_ensemble_directory_and_scores(ensemble):
 def test_joined_runtime_equals_training(ensemble):
     names = ["seed-1", "seed-2", "seed-3"]
     saved = [load_model(ensemble / n) for n in names]
-    nets = [network_from_saved(s) for s in saved]
+    nets = [bind_spellings(network_from_saved(s), saved[0].featurizer) for s in saved]
     joiner = Joiner(nets, len(saved[0].tags))
     with np.load(ensemble / "joined.npz") as z:
         weights = {k: z[k] for k in z.files}

@@ -29,6 +29,7 @@ from senna.decode.constraints import for_scheme
 from senna.decode.viterbi import Decoder
 from senna.io.checkpoint import ModelError
 from senna.runtime import kernels
+from senna.runtime.chars import char_tables
 from senna.runtime.model import TaskModel
 from senna.tags import spans_to_tags, tags_to_spans
 from senna.tasks import TASKS
@@ -69,6 +70,8 @@ class EnsembleModel:
         self.members, self.combine = list(members), combine
         self.task, self.tags, self.cfg = first.task, first.tags, first.cfg
         self.featurizer = first.featurizer
+        for m in self.members[1:]:   # every member reads the first one's ids, spellings too
+            m.w.update(char_tables(first.featurizer, m.w))
         self.scheme = TASKS[self.task].scheme
         self.joined = {k: np.asarray(v, dtype=np.float32) for k, v in (joined or {}).items()}
         if self.joined:

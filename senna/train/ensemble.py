@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from senna.io.checkpoint import load_model
 from senna.nn.criterion import SentenceLikelihood
-from senna.nn.networks import WindowNet
+from senna.nn.networks import WindowNet, bind_spellings
 from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
@@ -103,11 +103,12 @@ def train_joiner(cfg: TrainConfig, out: Path, names: list[str], epochs: int,
     torch.manual_seed(cfg.seed)
     task = get_task(cfg.task)
     saved = [load_model(out / n) for n in names]
-    nets = [network_from_saved(s) for s in saved]
+    first = saved[0]
+    # Every member reads the first one's ids, so its character network its spellings too.
+    nets = [bind_spellings(network_from_saved(s), first.featurizer) for s in saved]
     for net in nets:
         net.eval()
         net.requires_grad_(False)
-    first = saved[0]
     examples = make_examples(task, train_sents, first.featurizer)
     joiner = Joiner(nets, len(first.tags))
     opt = optimizer(joiner.named_parameters(), cfg.lr)
