@@ -15,14 +15,13 @@ POS feature: POS trained on the file's gold (Brill) tags hurt with our tagger's 
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import run_all  # noqa: E402
+from table4 import recipe_runs_parser, run_all  # noqa: E402
 from table9 import state  # noqa: E402
 
 from senna.datasets import recorded_dev_set  # noqa: E402
@@ -94,13 +93,9 @@ def table(out: Path, recipes: Path, data: Path, cmds: dict[str, list[str]]) -> s
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default="runs/cascade")
-    p.add_argument("--recipes", default="recipes")
+    p = recipe_runs_parser(__doc__, "runs/cascade")
     p.add_argument("--data", default="../shared/data")
-    p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--only", help="comma-separated run names to train (default: all)")
-    p.add_argument("--table-only", action="store_true")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,6 @@ when it first meets the word instead).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
@@ -34,7 +33,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import run_all  # noqa: E402
+from table4 import recipe_runs_parser, run_all  # noqa: E402
 
 TASKS = ("pos", "ner", "chunk")
 # run suffix -> (addition to the recipe's features, other training options, row title)
@@ -181,15 +180,11 @@ def table(out: Path, cmds: dict[str, list[str]], tasks: tuple[str, ...], seeds: 
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default="runs/levers")
-    p.add_argument("--recipes", default="recipes")
+    p = recipe_runs_parser(__doc__, "runs/levers")
     p.add_argument("--tasks", default=",".join(TASKS))
     p.add_argument("--seeds", default="1", help="comma-separated seeds (1: the recipes')")
     p.add_argument("--levers", default=",".join(LEVERS), help="comma-separated rows")
-    p.add_argument("--jobs", type=int, default=2, help="runs in parallel (one core each)")
     p.add_argument("--repeat", type=int, default=3, help="tagging passes per model (best)")
-    p.add_argument("--table-only", action="store_true", help="print the table of finished runs")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -14,13 +14,12 @@ Scores: SRL F1 on EWT dev with gold predicates and gold PT0 (as on the model car
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import run_all  # noqa: E402
+from table4 import recipe_runs_parser, run_all  # noqa: E402
 from table9 import best, minutes, state  # noqa: E402
 
 PARTNERS = ("pos", "chunk", "ner", "lm", "synonyms")
@@ -63,14 +62,10 @@ def table(out: Path, cmds: dict[str, list[str]]) -> str:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default="runs/srl_ablation")
-    p.add_argument("--recipes", default="recipes")
+    p = recipe_runs_parser(__doc__, "runs/srl_ablation")
     p.add_argument("--lm-corpus", help="prepared corpus for the +lm row (skipped without)")
     p.add_argument("--synonyms", help="WordNet directory for the +synonyms row")
-    p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--table-only", action="store_true")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -132,6 +132,16 @@ def parser(doc: str, out: str) -> argparse.ArgumentParser:
     return p
 
 
+def recipe_runs_parser(doc: str, out: str) -> argparse.ArgumentParser:
+    """The options of the benches whose runs are the recipes plus some options."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--out", default=out)
+    p.add_argument("--recipes", default="recipes")
+    p.add_argument("--jobs", type=int, default=2, help="runs in parallel (one core each)")
+    p.add_argument("--table-only", action="store_true", help="print the table of finished runs")
+    return p
+
+
 def main() -> int:
     a = parser(__doc__, "runs/table4").parse_args()
     data, out = Path(a.data).resolve(), Path(a.out)

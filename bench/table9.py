@@ -14,14 +14,13 @@ input column, CHUNK uses words and caps only (its recipe), NER its gazetteer.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import run_all  # noqa: E402
+from table4 import recipe_runs_parser, run_all  # noqa: E402
 
 TASKS = ("pos", "chunk", "ner", "pt0")
 JOINT = {  # name -> (share_l1, sampling, column title)
@@ -85,14 +84,10 @@ def table(out: Path, cmds: dict[str, list[str]]) -> str:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default="runs/table9")
-    p.add_argument("--recipes", default="recipes")
-    p.add_argument("--jobs", type=int, default=2, help="runs in parallel (one core each)")
+    p = recipe_runs_parser(__doc__, "runs/table9")
     p.add_argument("--epochs", type=int, default=25,
                    help="epochs of the joint runs (the alone runs follow their recipes)")
     p.add_argument("--only", help="comma-separated run names (e.g. pos-alone,joint-l1)")
-    p.add_argument("--table-only", action="store_true", help="print the table of finished runs")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
