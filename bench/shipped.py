@@ -17,6 +17,7 @@ from senna.datasets import recorded_dev_set
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
+from senna.train.cascade import tag_column
 
 ROOT = Path(__file__).resolve().parents[1]
 # Issue 9's dev targets (SRL: with predicted PT0, with gold PT0).
@@ -24,16 +25,12 @@ TARGETS = {"pos": 96.0, "chunk": 96.5, "ner": 95.0, "pt0": 92.0, "srl": (74.0, 7
 
 
 def with_predicted(sentences: list, models: dict[str, TaskModel], names: list[str]) -> list:
-    """Copies of the sentences whose input columns `names` come from the shipped models."""
+    """Copies of the sentences whose input columns `names` come from the shipped models (PT0
+    predicted from the predicted POS, as the runtime does)."""
     out = copy.deepcopy(sentences)
-    words = [s.words for s in out]
-    pos = models["pos"].predict(words)
-    pt0 = models["pt0"].predict(words, [{"pos": p} for p in pos]) if "pt0" in names else []
-    for k, s in enumerate(out):
-        if "pos" in names:
-            s.columns["pos"] = pos[k]
-        if "pt0" in names:
-            s.columns["pt0"] = pt0[k]
+    for column in ("pos", "pt0"):
+        if column in names or (column == "pos" and "pt0" in names):
+            tag_column(models[column], out, column)
     return out
 
 

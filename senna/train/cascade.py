@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from senna.datasets import load_splits
@@ -93,7 +92,7 @@ def fold_model(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
     for s in (*kept, *dev_sents):
         s.columns.update(known.get(tuple(s.words), {}))
     print(f"jackknife: training {out.name} on {len(kept)} of {len(train_sents)} sentences")
-    train(replace(fold_cfg, out=str(out)), splits=(kept, dev_sents))
+    train(fold_cfg, splits=(kept, dev_sents))
     return out
 
 
@@ -102,9 +101,10 @@ def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
     done: list[str] = []
     known: dict[Key, dict] = {}
     for column, model_dir in parse_spec(cfg.predicted_columns):
-        tag_column(TaskModel.load(model_dir), dev_sents, column)
+        given = TaskModel.load(model_dir)
+        tag_column(given, dev_sents, column)
         if cfg.jackknife < 2:
-            tag_column(TaskModel.load(model_dir), train_sents, column)
+            tag_column(given, train_sents, column)
         else:
             for k, part in enumerate(folds(len(train_sents), cfg.jackknife)):
                 held = [train_sents[i] for i in part]
