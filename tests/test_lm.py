@@ -195,6 +195,55 @@ def test_ddp_over_gloo_with_two_processes(corpus_dir, tmp_path):
     assert state["history"][-1]["windows"] == 6400
 
 
+@pytest.mark.slow
+def test_a_run_goes_on_from_exported_embeddings(corpus_dir, tmp_path, monkeypatch):
+    """--init: a new run starts from an export's rows and hidden layers and extends its
+    training record; without the hidden layers, --warmup freezes the table while they learn."""
+    from senna.embeddings import read_embeddings, save_embeddings
+    from senna.lm.export import export
+
+    n = len(Corpus(corpus_dir).words)
+    first = small_config(corpus_dir, tmp_path / "first", stages=[[10, 6400], [n, 6400]])
+    train_lm(first, progress=False)
+    export(tmp_path / "first", tmp_path / "emb")       # float32: the rows come back exactly
+    before = _final_weights(tmp_path / "first")
+
+    import senna.lm.train as lm_train
+
+    seen = {}
+    real = lm_train._run_stage
+
+    def first_step_weights(model, *args, **kw):
+        seen.setdefault("start", {k: v.clone() for k, v in model.state_dict().items()})
+        return real(model, *args, **kw)
+
+    monkeypatch.setattr(lm_train, "_run_stage", first_step_weights)
+    go_on = small_config(corpus_dir, tmp_path / "more", stages=[[n, 3200]],
+                         init=str(tmp_path / "emb"))
+    after = train_lm(go_on, progress=False)
+    monkeypatch.undo()
+    for k, v in before.items():
+        assert torch.equal(seen["start"][k], v), k
+    state = torch.load(tmp_path / "more" / CHECKPOINT, weights_only=True)
+    assert [h["stage"] for h in state["history"]] == [1, 2, 3]
+    assert [h["windows"] for h in state["history"]] == [6400, 6400, 3200]
+    assert not torch.equal(after.emb.weight, before["emb.weight"])
+    assert "init" not in state["history"][1] and state["history"][2]["init"] == go_on.init
+    card = (export(tmp_path / "more", tmp_path / "emb2") / "MODEL_CARD.md").read_text()
+    assert f"Stages from 3 on went on from the embeddings in `{go_on.init}`" in card
+
+    # no hidden layers, only words: a warm-up as long as the stage leaves the table as it was
+    words, vectors = read_embeddings(tmp_path / "emb")
+    save_embeddings(tmp_path / "bare", words[:-1], vectors[:-1])  # one word fewer
+    bare = small_config(corpus_dir, tmp_path / "bare-run", stages=[[n, 3200]],
+                        init=str(tmp_path / "bare"), warmup=3200)
+    torch.manual_seed(99)
+    model = train_lm(bare, progress=False)
+    assert torch.equal(model.emb.weight[: n - 1], before["emb.weight"][: n - 1])
+    assert not torch.equal(model.emb.weight[n - 1], before["emb.weight"][n - 1])
+    assert not torch.equal(model.l1.weight, before["l1.weight"])
+
+
 def test_lm_commands_end_to_end(corpus_dir, tmp_path, capsys):
     src = tmp_path / "t.txt"
     src.write_text(synthetic_text(20, seed=1))

@@ -39,11 +39,18 @@ class LMConfig:
     checkpoint_minutes: float = setting("minutes between checkpoints", 10.0)
     max_minutes: float = setting("stop, with a checkpoint, after this many minutes (0: no "
                                  "limit)", 0.0)
+    init: str = setting("embeddings directory (`senna lm export`) a new run starts from instead "
+                        "of random weights: its vectors, matched by word, and its hidden layers "
+                        "(lm.npz) when it has them; the training record continues its own", "")
+    warmup: int = setting("windows at the start of a run during which only the hidden layers "
+                          "learn (the table is frozen): for an --init without hidden layers", 0)
     eval_windows: int = setting("held-out windows scored at each checkpoint", 20_000)
     log_every: int = setting("steps between progress-bar updates", 200)
 
     def __post_init__(self) -> None:
         found = type_problems(self)
+        if not found and self.warmup < 0:
+            found.append(f"--warmup must be at least 0, got {self.warmup}")
         positive = ("dim", "hidden", "negatives", "batch", "procs", "log_every")
         found += [f"{option(n)} must be at least 1, got {getattr(self, n)}" for n in positive
                   if not found and getattr(self, n) < 1]

@@ -6,11 +6,15 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import torch
 
-from senna.embeddings import save_embeddings, write_embeddings
+from senna.embeddings import read_embeddings, read_metadata, save_embeddings, write_embeddings
 from senna.lm.corpus import Corpus
-from senna.lm.train import CHECKPOINT
+from senna.lm.model import RankingLM
+
+CHECKPOINT = "checkpoint.pt"
+HIDDEN_FILE = "lm.npz"  # the hidden layers beside exported embeddings: a later run goes on
 
 
 def export(model_dir: str | os.PathLike, to: str | os.PathLike, fmt: str = "senna",
@@ -34,11 +38,40 @@ def export(model_dir: str | os.PathLike, to: str | os.PathLike, fmt: str = "senn
         write_embeddings(to, words, vectors)
     else:
         save_embeddings(to, words, vectors, meta=meta, dtype=dtype)
+        np.savez(Path(to) / HIDDEN_FILE, **{k: v.numpy() for k, v in state["model"].items()
+                                            if not k.startswith("emb.")})
         coverage = {h["dictionary"]: corpus.coverage(h["dictionary"]) for h in meta["history"]}
         (Path(to) / "MODEL_CARD.md").write_text(
             card(meta, len(words), vectors.shape[1], dtype, coverage,
                  (words[-1], int(corpus.counts[len(words) - 1]))))
     return Path(to)
+
+
+def restore(model: RankingLM, path: str | os.PathLike, words: list[str]) -> tuple[list[dict], bool]:
+    """Start `model` (whose row i is `words[i]`) from the exported embeddings at `path`: rows
+    by word (words it lacks keep their random start), and the hidden layers when `path` has
+    them -> (the export's training record, whether the hidden layers were restored)."""
+    their_words, vectors = read_embeddings(path)
+    if vectors.shape[1] != model.dim:
+        raise ValueError(f"{path}: {vectors.shape[1]}-dimensional vectors, the model has "
+                         f"{model.dim}")
+    row = {w: i for i, w in enumerate(their_words)}
+    pairs = [(i, row[w]) for i, w in enumerate(words[: model.emb.num_embeddings]) if w in row]
+    ours, theirs = (torch.tensor(c, dtype=torch.long) for c in zip(*pairs, strict=True))
+    with torch.no_grad():
+        model.emb.weight[ours.to(model.emb.weight.device)] = torch.from_numpy(
+            vectors[theirs.numpy()]).to(model.emb.weight.device)
+    hidden = Path(path) / HIDDEN_FILE
+    if hidden.is_file():
+        with np.load(hidden, allow_pickle=False) as f:
+            layers = {k: torch.from_numpy(f[k]) for k in f.files}
+        shapes = {k: tuple(v.shape) for k, v in model.state_dict().items()
+                  if not k.startswith("emb.")}
+        if {k: tuple(v.shape) for k, v in layers.items()} != shapes:
+            raise ValueError(f"{hidden}: hidden layers of another shape than --window "
+                             f"{model.window} --dim {model.dim} --hidden {model.hidden}")
+        model.load_state_dict(layers, strict=False)
+    return list(read_metadata(path).get("history", [])), hidden.is_file()
 
 
 def card(meta: dict, count: int, dim: int, dtype: str, coverage: dict[int, float],
@@ -77,6 +110,16 @@ def card(meta: dict, count: int, dim: int, dtype: str, coverage: dict[int, float
         f"{cfg['batch']} windows, SGD (hidden layers lr {cfg['lr']}, lookup table lr "
         f"{cfg['lr_emb']} per window).",
         "",
+    ]
+    starts = {}  # where each later run began: stages carry the --init they went on from
+    for h in meta["history"]:
+        if h.get("init"):
+            starts.setdefault((h["init"], h.get("warmup", 0)), h["stage"])
+    for (init, warmup), first in starts.items():
+        lines += [f"Stages from {first} on went on from the embeddings in `{init}` (`--init`)"
+                  + (f", the table frozen for their first {warmup / 1e6:g}M windows while the "
+                     "hidden layers learned" if warmup else "") + ".", ""]
+    lines += [
         "| stage | dictionary | running words covered | windows | held-out ranking error "
         "| margin violations |",
         "|---|---|---|---|---|---|",

@@ -31,10 +31,9 @@ import torch.distributed as dist
 
 from senna.lm.config import LMConfig
 from senna.lm.corpus import Corpus
+from senna.lm.export import CHECKPOINT, restore
 from senna.lm.model import RankingLM, grow_vocab, ranking_loss
 from senna.lm.sampler import WindowSampler
-
-CHECKPOINT = "checkpoint.pt"
 
 
 def pick_device(name: str) -> torch.device:
@@ -107,6 +106,12 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
         stage, step = 0, 0
         torch.manual_seed(cfg.seed)
         model = RankingLM(sizes[0], cfg.dim, cfg.window, cfg.hidden).to(device)
+        if cfg.init:
+            history, has_hidden = restore(model, cfg.init, corpus.words)
+            if rank == 0 and progress:
+                print(f"starting from {cfg.init} ({sum(h['windows'] for h in history):,} "
+                      f"windows of training, hidden layers "
+                      f"{'restored' if has_hidden else 'new'})")
         gen.manual_seed(cfg.seed * 1000 + rank)
     if rank == 0:
         (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
@@ -127,9 +132,10 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
             return model
         if rank == 0:
             scores = heldout_error(model, heldout, size, cfg.eval_windows)
-            history.append({"stage": stage + 1, "dictionary": size,
+            history.append({"stage": len(history) + 1, "dictionary": size,
                             "windows": steps * cfg.batch * world, **scores,
-                            "time": time.time()})
+                            "time": time.time(),
+                            **({"init": cfg.init, "warmup": cfg.warmup} if cfg.init else {})})
             if progress:
                 print(f"stage {stage + 1}: dictionary {size:,}, held-out ranking error "
                       f"{100 * scores['error']:.2f}% (margin violations "
@@ -182,29 +188,33 @@ def _checkpoint(model: RankingLM, gen: torch.Generator, stage: int, windows: int
 
 def train_step(model: RankingLM, net: torch.nn.Module, opt: torch.optim.Optimizer,
                sampler: WindowSampler, gen: torch.Generator, size: int, cfg: LMConfig,
-               world: int = 1) -> tuple[float, float]:
+               world: int = 1, lr_emb: float | None = None) -> tuple[float, float]:
     """One batch: score all windows without gradients, learn from the margin violators;
     -> (loss, share of windows that violated the margin).  `net` is `model` or its DDP.
 
     The table rows are updated by hand from the gradient of the looked-up vectors (under
-    DDP, after gathering every process's rows), at `lr_emb` per window.
+    DDP, after gathering every process's rows), at `lr_emb` per window (default: the
+    config's; 0 freezes the table).
     """
+    lr_emb = cfg.lr_emb if lr_emb is None else lr_emb
     win, neg = sampler.sample(cfg.batch, size, cfg.negatives, gen)
     xs = model.lookup(win, neg)
     idx = (model.gaps(xs) < cfg.margin).any(1).nonzero().squeeze(1)
     if world == 1 and not len(idx):
         return 0.0, 0.0
-    x = xs[idx].requires_grad_()
+    x = xs[idx].requires_grad_(bool(lr_emb))
     s_pos, s_neg = net(x)  # under DDP every process joins every step
     loss = ranking_loss(s_pos, s_neg, cfg.margin, cfg.batch)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
+    if not lr_emb:
+        return float(loss.detach()), len(idx) / cfg.batch
     rows = torch.cat([win[idx], neg[idx]], 1).reshape(-1)
     grads = x.grad.reshape(-1, model.dim)
     if world > 1:
         rows, grads = _gather_rows(rows, grads, world)
-    model.emb.weight.index_add_(0, rows, grads, alpha=-cfg.lr_emb * cfg.batch)
+    model.emb.weight.index_add_(0, rows, grads, alpha=-lr_emb * cfg.batch)
     return float(loss.detach()), len(idx) / cfg.batch
 
 
@@ -242,8 +252,10 @@ def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: tor
                disable=not progress or rank != 0, smoothing=0.05)
     last_ckpt = time.time()
     loss_sum = active_sum = 0.0
+    frozen = math.ceil(cfg.warmup / (cfg.batch * world)) if stage == 0 else 0
     while step < steps:
-        loss, active = train_step(model, net, opt, sampler, gen, size, cfg, world)
+        loss, active = train_step(model, net, opt, sampler, gen, size, cfg, world,
+                                  lr_emb=0.0 if step < frozen else cfg.lr_emb)
         loss_sum += loss
         active_sum += active
         step += 1
