@@ -8,10 +8,9 @@ id 1 always stands for anything unseen.  Saved as plain text, one entry per line
 from __future__ import annotations
 
 import os
-import sys
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 
 import numpy as np
@@ -29,8 +28,7 @@ def _ids(n: int) -> list[int]:
     return _IDS
 
 
-SHARED_MIN = 10_000  # loaded vocabularies at least this large share one word dictionary
-_WORDS: dict[str, int] = {}   # every word of those vocabularies -> its number
+LARGE = 10_000  # loaded vocabularies at least this large are read as `FileVocab`s
 
 
 class ByGet(Mapping[str, int]):
@@ -47,43 +45,81 @@ class ByGet(Mapping[str, int]):
         return isinstance(key, str) and self.get(key) is not None
 
 
-class SharedIndex(ByGet):
-    """word -> id of a large vocabulary through the process-wide dictionary _WORDS.
+class LineHashes(ByGet):
+    """entry -> line number of a one-entry-a-line file, answered from the file's bytes through
+    a sorted array of the lines' hashes.
 
-    Why: the taggers' 100k-word dictionaries (three distinct ones among the five shipped
-    models) are mostly the same words, so one dict of their union plus an int32 array per
-    vocabulary (number -> id) replaces a 4 MB dict each.  Lookups cost a method call: the
-    featurizer makes them once per distinct word, not per token.
+    Why: a dict of a 130k-word file costs a string per entry and the dict's table (21 MB for
+    the four large dictionaries of a run of all four tasks); this costs 16 bytes a line (a
+    64-bit hash, its line number, the line's offset).  A lookup hashes the key's UTF-8
+    bytes, binary-searches the hashes and compares the line's bytes with the key's, so two
+    entries with one hash are still told apart.  Entries must be distinct (checked here).
     """
 
-    def __init__(self, items: list[str]):
-        words = _WORDS
-        numbers = [words.setdefault(w, len(words)) for w in items]
-        self.local = np.full(len(words), -1, dtype=np.int32)
-        self.local[numbers] = np.arange(len(items), dtype=np.int32)
-        self.items = items
-        self._len = int(np.count_nonzero(self.local >= 0))   # distinct items
+    STEP = 1 << 14   # lines hashed at a time: few temporary bytes objects
+
+    def __init__(self, data: bytes, name: str = "vocabulary"):
+        self._data = data
+        ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        starts = np.concatenate([[0], ends[:-1] + 1]).astype(ends.dtype)
+        self._starts, self._ends = starts, ends
+        n = len(ends)
+        hashes = np.empty(n, dtype=np.int64)
+        for i in range(0, n, self.STEP):
+            j = min(i + self.STEP, n)
+            lines = data[starts[i] : ends[j - 1]].split(b"\n")
+            hashes[i:j] = np.fromiter(map(hash, lines), np.int64, j - i)
+        order = np.argsort(hashes)
+        self._hashes, self._order = hashes[order], order.astype(np.int32)
+        # lines of one hash (runs in the sorted order, rare): their bytes must differ
+        ties = np.flatnonzero(self._hashes[1:] == self._hashes[:-1])
+        runs = np.split(ties, np.flatnonzero(np.diff(ties) > 1) + 1) if len(ties) else []
+        for run in runs:
+            lines = [self._line(int(i)) for i in self._order[run[0] : run[-1] + 2]]
+            if len(set(lines)) < len(lines):
+                raise ValueError(f"{name}: lists an entry twice")
+
+    def _line(self, i: int) -> bytes:
+        return self._data[self._starts[i] : self._ends[i]]
+
+    def _find(self, key: bytes, at: int, h: int) -> int | None:
+        """The line of `key` among the sorted hashes from position `at` (equal to `h`)."""
+        while at < len(self._hashes) and self._hashes[at] == h:
+            line = int(self._order[at])
+            if self._line(line) == key:
+                return line
+            at += 1
+        return None
 
     def get(self, key: str, default: int | None = None) -> int | None:  # type: ignore[override]
-        n = _WORDS.get(key)
-        if n is None or n >= len(self.local) or self.local[n] < 0:
-            return default
-        return int(self.local[n])
+        raw = key.encode("utf-8", "surrogatepass")
+        h = hash(raw)
+        found = self._find(raw, int(np.searchsorted(self._hashes, h)), h)
+        return default if found is None else found
 
     def ids(self, keys: Sequence[str], default: int) -> np.ndarray:
-        """`get` over many keys at once (one array lookup for all of them)."""
-        numbers = np.fromiter(map(_WORDS.get, keys, repeat(-1)), np.intp, len(keys))
-        known = (numbers >= 0) & (numbers < len(self.local))
+        """`get` over many keys at once (one binary search for all of them)."""
+        raw = [k.encode("utf-8", "surrogatepass") for k in keys]
+        h = np.fromiter(map(hash, raw), np.int64, len(raw))
+        at = np.searchsorted(self._hashes, h)
+        hit = at < len(self._hashes)
+        hit[hit] = self._hashes[at[hit]] == h[hit]
         out = np.full(len(keys), default, dtype=np.int64)
-        found = self.local[numbers[known]]
-        out[np.flatnonzero(known)[found >= 0]] = found[found >= 0]
+        for k in np.flatnonzero(hit).tolist():
+            line = self._find(raw[k], int(at[k]), int(h[k]))
+            if line is not None:
+                out[k] = line
         return out
 
+    def lines(self, ids: Sequence[int]) -> list[str]:
+        """The entries of line numbers `ids`, decoded one by one (not the whole file)."""
+        return [self._line(i).decode("utf-8") for i in ids]
+
     def __len__(self) -> int:
-        return self._len
+        return len(self._hashes)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(dict.fromkeys(self.items))
+        return iter(self.lines(range(len(self))))
 
 
 def lookup_many(index: Mapping[str, int], keys: Sequence[str], default: int
@@ -107,42 +143,36 @@ class FileIndex(ByGet):
     tagging one sentence looks up a few dozen words.  So a lookup first searches the bytes
     (`bytes.find`, in C; the files list frequent words first, so most are found near the
     start) and counts the bytes it scanned; once that reaches BUILD_AFTER times the file's
-    size (a scan of the whole file costs about 1/30 of an index) the index is built with
-    `build` and answers from then on.  A short input then pays a few scans, a long one
-    the index (as every run did before) plus at most BUILD_AFTER scans.  Entries must be
-    distinct: building the index checks it.
+    size (a scan of the whole file costs about 1/30 of an index) the index (`LineHashes`,
+    which keeps no string per entry) is built and answers from then on.  A short input
+    then pays a few scans, a long one the index plus at most BUILD_AFTER scans.  Entries
+    must be distinct: building the index checks it.
     """
 
     BUILD_AFTER = 8
     FEW = 256   # `ids` of more keys at once builds the index right away
 
-    def __init__(self, data: bytes, build: Callable[[list[str]], Mapping[str, int]],
-                 name: str):
+    def __init__(self, data: bytes, name: str):
         data.decode("utf-8")   # UnicodeDecodeError now, not at some later lookup
         self._data = data if data.endswith(b"\n") or not data else data + b"\n"
-        self._build, self.name = build, name
+        self.name = name
         self._count = self._data.count(b"\n")
         self._items: list[str] | None = None
-        self._index: Mapping[str, int] | None = None
+        self._index: LineHashes | None = None
         self._found: dict[str, int | None] = {}   # lookups so far, while no index exists
         self._scanned = 0
 
     @property
     def items(self) -> list[str]:
-        """The entries in file order (decoded on first use).  Interned: the taggers' 100k-word
-        dictionaries and the embeddings mostly hold the same words, so they share one copy
-        of each string in memory."""
+        """The entries in file order (decoded on first use: lookups never need them)."""
         if self._items is None:
-            self._items = list(map(sys.intern, self._data.decode("utf-8").split("\n")[:-1]))
+            self._items = self._data.decode("utf-8").split("\n")[:-1]
         return self._items
 
-    def built(self) -> Mapping[str, int]:
+    def built(self) -> LineHashes:
         """The index (built now if it was not)."""
         if self._index is None:
-            index = self._build(self.items)
-            if len(index) != len(self.items):
-                raise ValueError(f"{self.name}: lists an entry twice")
-            self._index, self._found = index, {}
+            self._index, self._found = LineHashes(self._data, self.name), {}
         return self._index
 
     def _search(self, key: str) -> int | None:
@@ -171,18 +201,19 @@ class FileIndex(ByGet):
         """`get` over many keys."""
         if self._index is None and len(keys) <= self.FEW:   # searching may do
             return [self.get(k, default) for k in keys]
-        return lookup_many(self.built(), keys, default)     # the index pays off
+        return self.built().ids(keys, default)              # the index pays off
 
     def entries(self, ids: Sequence[int], known: Mapping[int, str]) -> list[str]:
         """The entries of line numbers `ids`: from `known` and the keys looked up so far
         while no index exists (a table asks for the rows of words it was just given the
-        ids of), else from the decoded file."""
-        if self._items is None:
-            seen = {i: k for k, i in self._found.items() if i is not None}
-            seen.update(known)
-            if all(i in seen for i in ids):
-                return [seen[i] for i in ids]
-        return [self.items[i] for i in ids]
+        ids of), else from their lines of the file."""
+        if self._items is not None:
+            return [self._items[i] for i in ids]
+        seen = {i: k for k, i in self._found.items() if i is not None}
+        seen.update(known)
+        if all(i in seen for i in ids):
+            return [seen[i] for i in ids]
+        return self.built().lines(ids)
 
     def __len__(self) -> int:
         return self._count
@@ -194,13 +225,11 @@ class FileIndex(ByGet):
 class Vocab:
     """Ordered entries; `PADDING` is id 0 and `RARE` id 1 (both always present)."""
 
-    def __init__(self, entries: Sequence[str], shared: bool = False):
+    def __init__(self, entries: Sequence[str]):
         items = [PADDING, RARE] + [e for e in entries if e not in (PADDING, RARE)]
         self.items: list[str] = list(dict.fromkeys(items))
         n = len(self.items)
-        self.index: Mapping[str, int] = (
-            SharedIndex(self.items) if shared else dict(zip(self.items, _ids(n)[:n],
-                                                            strict=True)))
+        self.index: Mapping[str, int] = dict(zip(self.items, _ids(n)[:n], strict=True))
 
     pad_id = 0
     unk_id = 1
@@ -263,8 +292,8 @@ class Vocab:
         if not data.startswith(f"{PADDING}\n{RARE}\n".encode()):
             raise ValueError(f"{path}: a vocabulary must start with {PADDING}, {RARE}")
         try:
-            if data.count(b"\n") >= SHARED_MIN:
-                vocab: Vocab = FileVocab(FileIndex(data, SharedIndex, str(path)))
+            if data.count(b"\n") >= LARGE:
+                vocab: Vocab = FileVocab(FileIndex(data, str(path)))
             else:
                 vocab = cls(data.decode("utf-8").split("\n")[:-1])
         except UnicodeDecodeError as e:

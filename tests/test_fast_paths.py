@@ -20,13 +20,31 @@ from senna.io.output import FORMATS, OutputOptions, format_document, format_docu
 from senna.tagset import apply_tagset, to_wsj
 from senna.text.normalize import normalize_word, normalize_words
 from senna.text.tokenize import SpacedTokens, Token, split_pretokenized
-from senna.vocab import SHARED_MIN, FileIndex, FileVocab, Vocab
+from senna.vocab import LARGE, FileIndex, FileVocab, LineHashes, Vocab
 
 SHIPPED = Path(__file__).resolve().parent.parent / "senna" / "models"
 
 
 def _index(items: list[str]) -> dict[str, int]:
     return dict(zip(items, range(len(items)), strict=True))
+
+
+def test_line_hashes_answer_as_a_dict_even_when_hashes_collide(monkeypatch) -> None:
+    data = "".join(e + "\n" for e in ENTRIES).encode()
+    keys = [*ENTRIES, "th", "he", "zz", "RARE\nthe", "\ud800", "end\n"]
+    want = [_index(ENTRIES).get(k, -1) for k in keys]
+    index = LineHashes(data)
+    assert list(index.ids(keys, -1)) == want and [index.get(k, -1) for k in keys] == want
+    assert list(index) == ENTRIES and len(index) == len(ENTRIES)
+    assert index.lines([6, 0]) == ["é", "PADDING"]
+    # every line the same hash: the bytes still tell them apart
+    import senna.vocab as vocab
+
+    monkeypatch.setattr(vocab, "hash", lambda b: 7, raising=False)
+    same = LineHashes(data)
+    assert list(same.ids(keys, -1)) == want and [same.get(k, -1) for k in keys] == want
+    with pytest.raises(ValueError, match="x.lst: lists an entry twice"):
+        LineHashes(b"a\nb\na\n", "x.lst")
 
 
 ENTRIES = ["PADDING", "RARE", "the", ",", "x y", "", "é", "the end", "end"]
@@ -36,7 +54,7 @@ def test_file_index_answers_as_a_dict_before_and_after_building() -> None:
     data = "".join(e + "\n" for e in ENTRIES).encode()
     keys = [*ENTRIES, "th", "he", "zz", "RARE\nthe", "PADDING\nRARE", "\ud800", "end\n"]
     want = {k: _index(ENTRIES).get(k) for k in keys}
-    lazy = FileIndex(data, _index, "test")
+    lazy = FileIndex(data, "test")
     lazy.BUILD_AFTER = 100                     # a tiny file: every miss scans all of it
     assert {k: lazy.get(k) for k in keys} == want
     assert lazy._index is None and len(lazy) == len(ENTRIES)      # searched, never built
@@ -48,26 +66,26 @@ def test_file_index_answers_as_a_dict_before_and_after_building() -> None:
 
 def test_file_index_builds_once_searching_costs_as_much() -> None:
     words = [f"w{i}" for i in range(1000)]
-    lazy = FileIndex("".join(w + "\n" for w in words).encode(), _index, "test")
+    lazy = FileIndex("".join(w + "\n" for w in words).encode(), "test")
     for n in range(FileIndex.BUILD_AFTER):
         assert lazy.get(f"missing{n}") is None and lazy._index is None
     assert lazy.get("missing") is None and lazy._index is not None
-    many = FileIndex("".join(w + "\n" for w in words).encode(), _index, "test")
+    many = FileIndex("".join(w + "\n" for w in words).encode(), "test")
     assert list(many.ids(words[::-1], -1)) == list(range(999, -1, -1))
     assert many._index is not None                    # many keys at once: built at once
 
 
 def test_file_index_refuses_duplicates_and_bad_utf8() -> None:
-    lazy = FileIndex(b"a\nb\na\n", _index, "dup.lst")
+    lazy = FileIndex(b"a\nb\na\n", "dup.lst")
     assert lazy.get("b") == 1
     with pytest.raises(ValueError, match="dup.lst: lists an entry twice"):
         lazy.built()
     with pytest.raises(UnicodeDecodeError):
-        FileIndex(b"a\n\xff\n", _index, "bad.lst")
+        FileIndex(b"a\n\xff\n", "bad.lst")
 
 
 def test_large_vocabulary_file_reads_lazily_and_as_the_eager_vocab(tmp_path) -> None:
-    eager = Vocab([f"w{i}" for i in range(SHARED_MIN)])
+    eager = Vocab([f"w{i}" for i in range(LARGE)])
     eager.save(tmp_path / "v.lst")
     lazy = Vocab.load(tmp_path / "v.lst")
     assert isinstance(lazy, FileVocab) and Vocab.load(tmp_path / "v.lst") is lazy

@@ -32,7 +32,7 @@ from senna.embeddings import read_stored, scaled
 from senna.features import FeatureSpec, Featurizer, Gazetteer
 from senna.io.npz import load_npz
 from senna.nn.config import NetConfig
-from senna.vocab import FileIndex, SharedIndex, TagSet, Vocab
+from senna.vocab import FileIndex, TagSet, Vocab
 
 FORMAT = "senna-model"
 VERSION = 1
@@ -80,8 +80,7 @@ def _cached_embeddings(path: str, stamp: int) -> tuple[np.ndarray, FileIndex]:
         raise ValueError(f"{path}: not an embeddings directory")
     words, vectors = read_stored(path)
     _check_values(vectors, "vectors", Path(path) / "vectors.npz")
-    # indexed like the taggers' dictionaries, through the word dictionary they share
-    return vectors, FileIndex(words, SharedIndex, str(Path(path) / "words.lst"))
+    return vectors, FileIndex(words, str(Path(path) / "words.lst"))
 
 
 def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -118,10 +117,14 @@ class OverlayTable:
         self.shape = (len(vocab), base.shape[1])
         self.dtype = np.dtype(np.float32)
 
+    STEP = 1 << 14   # words located at a time (a string each, while they are looked up)
+
     def _locate(self, ids: np.ndarray) -> None:
         """Find the rows of distinct `ids` in the embeddings (their words looked up)."""
-        rows = np.asarray(self.words.ids(self.vocab.entries(ids.tolist()), -1))
-        self.src[ids] = np.where(rows < 0, self.MISSING, rows)
+        for k in range(0, len(ids), self.STEP):
+            part = ids[k : k + self.STEP]
+            rows = np.asarray(self.words.ids(self.vocab.entries(part.tolist()), -1))
+            self.src[part] = np.where(rows < 0, self.MISSING, rows)
 
     def preload(self) -> None:
         """Locate every row now rather than when first read."""
