@@ -151,6 +151,15 @@ def test_a_stopped_run_resumes_exactly(corpus_dir, tmp_path, monkeypatch):
     state = torch.load(tmp_path / "stopped" / CHECKPOINT, weights_only=True)
     assert (state["stage"], state["windows"]) == (0, 15 * 64)  # stopped inside stage 1
     monkeypatch.undo()
+    # exported while stopped: the unfinished stage is in the record, scored now
+    from senna.embeddings import read_metadata
+    from senna.lm.export import export
+
+    meta = read_metadata(export(tmp_path / "stopped", tmp_path / "emb"))
+    assert [(h["stage"], h["windows"], h.get("unfinished")) for h in meta["history"]] == [
+        (1, 15 * 64, True)]
+    assert 0 <= meta["history"][0]["error"] <= 1
+    assert "| 1 (unfinished) | 10 |" in (tmp_path / "emb" / "MODEL_CARD.md").read_text()
     train_lm(stopped, progress=False)
     a, b = _final_weights(tmp_path / "straight"), _final_weights(tmp_path / "stopped")
     assert a.keys() == b.keys()

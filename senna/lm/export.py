@@ -9,12 +9,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from senna.embeddings import read_embeddings, read_metadata, save_embeddings, write_embeddings
+from senna.embeddings import save_embeddings, write_embeddings
 from senna.lm.corpus import Corpus
-from senna.lm.model import RankingLM
-
-CHECKPOINT = "checkpoint.pt"
-HIDDEN_FILE = "lm.npz"  # the hidden layers beside exported embeddings: a later run goes on
+from senna.lm.train import CHECKPOINT, HIDDEN_FILE, unfinished_stage
 
 
 def export(model_dir: str | os.PathLike, to: str | os.PathLike, fmt: str = "senna",
@@ -29,8 +26,10 @@ def export(model_dir: str | os.PathLike, to: str | os.PathLike, fmt: str = "senn
     corpus = Corpus(config["corpus"])
     vectors = state["model"]["emb.weight"].numpy()
     words = corpus.words[: len(vectors)]
+    partial = unfinished_stage(model_dir, state)
+    history = state["history"] + ([partial] if partial else [])
     meta = {"model": "ranking language model (Collobert et al. 2011, section 4)",
-            "config": config, "stages_done": state["stage"], "history": state["history"],
+            "config": config, "stages_done": state["stage"], "history": history,
             "corpus": {k: corpus.meta[k] for k in ("sources", "words", "tokenizer",
                                                   "normalisation", "heldout_every")},
             "command": "senna lm export (see MODEL_CARD.md)"}
@@ -45,33 +44,6 @@ def export(model_dir: str | os.PathLike, to: str | os.PathLike, fmt: str = "senn
             card(meta, len(words), vectors.shape[1], dtype, coverage,
                  (words[-1], int(corpus.counts[len(words) - 1]))))
     return Path(to)
-
-
-def restore(model: RankingLM, path: str | os.PathLike, words: list[str]) -> tuple[list[dict], bool]:
-    """Start `model` (whose row i is `words[i]`) from the exported embeddings at `path`: rows
-    by word (words it lacks keep their random start), and the hidden layers when `path` has
-    them -> (the export's training record, whether the hidden layers were restored)."""
-    their_words, vectors = read_embeddings(path)
-    if vectors.shape[1] != model.dim:
-        raise ValueError(f"{path}: {vectors.shape[1]}-dimensional vectors, the model has "
-                         f"{model.dim}")
-    row = {w: i for i, w in enumerate(their_words)}
-    pairs = [(i, row[w]) for i, w in enumerate(words[: model.emb.num_embeddings]) if w in row]
-    ours, theirs = (torch.tensor(c, dtype=torch.long) for c in zip(*pairs, strict=True))
-    with torch.no_grad():
-        model.emb.weight[ours.to(model.emb.weight.device)] = torch.from_numpy(
-            vectors[theirs.numpy()]).to(model.emb.weight.device)
-    hidden = Path(path) / HIDDEN_FILE
-    if hidden.is_file():
-        with np.load(hidden, allow_pickle=False) as f:
-            layers = {k: torch.from_numpy(f[k]) for k in f.files}
-        shapes = {k: tuple(v.shape) for k, v in model.state_dict().items()
-                  if not k.startswith("emb.")}
-        if {k: tuple(v.shape) for k, v in layers.items()} != shapes:
-            raise ValueError(f"{hidden}: hidden layers of another shape than --window "
-                             f"{model.window} --dim {model.dim} --hidden {model.hidden}")
-        model.load_state_dict(layers, strict=False)
-    return list(read_metadata(path).get("history", [])), hidden.is_file()
 
 
 def card(meta: dict, count: int, dim: int, dtype: str, coverage: dict[int, float],
@@ -125,10 +97,13 @@ def card(meta: dict, count: int, dim: int, dtype: str, coverage: dict[int, float
         "|---|---|---|---|---|---|",
     ]
     for h in meta["history"]:
-        lines.append(f"| {h['stage']} | {h['dictionary']:,} "
+        lines.append(f"| {h['stage']}{' (unfinished)' if h.get('unfinished') else ''} "
+                     f"| {h['dictionary']:,} "
                      f"| {100 * coverage[h['dictionary']]:.1f}% | {h['windows'] / 1e6:.0f}M "
                      f"| {100 * h['error']:.2f}% | {100 * h['margin_violations']:.2f}% |")
     lines += [
+        "",
+        f"{sum(h['windows'] for h in meta['history']):,} windows in all.",
         "",
         f"The last word of the dictionary, \"{last[0]}\", occurs {last[1]:,} times in the "
         "training text.",

@@ -26,14 +26,18 @@ import signal
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.distributed as dist
 
+from senna.embeddings import read_embeddings, read_metadata
 from senna.lm.config import LMConfig
 from senna.lm.corpus import Corpus
-from senna.lm.export import CHECKPOINT, restore
 from senna.lm.model import RankingLM, grow_vocab, ranking_loss
 from senna.lm.sampler import WindowSampler
+
+CHECKPOINT = "checkpoint.pt"
+HIDDEN_FILE = "lm.npz"  # the hidden layers beside exported embeddings: a later run goes on
 
 
 def pick_device(name: str) -> torch.device:
@@ -61,6 +65,34 @@ def heldout_error(model: RankingLM, sampler: WindowSampler, size: int, n: int,
     model.train()
     total = n * negatives
     return {"error": errors / total, "margin_violations": violations / total}
+
+
+def restore(model: RankingLM, path: str | os.PathLike, words: list[str]
+            ) -> tuple[list[dict], bool]:
+    """Start `model` (whose row i is `words[i]`) from the exported embeddings at `path`: rows
+    by word (words it lacks keep their random start), and the hidden layers when `path` has
+    them -> (the export's training record, whether the hidden layers were restored)."""
+    their_words, vectors = read_embeddings(path)
+    if vectors.shape[1] != model.dim:
+        raise ValueError(f"{path}: {vectors.shape[1]}-dimensional vectors, the model has "
+                         f"{model.dim}")
+    row = {w: i for i, w in enumerate(their_words)}
+    pairs = [(i, row[w]) for i, w in enumerate(words[: model.emb.num_embeddings]) if w in row]
+    ours, theirs = (torch.tensor(c, dtype=torch.long) for c in zip(*pairs, strict=True))
+    with torch.no_grad():
+        model.emb.weight[ours.to(model.emb.weight.device)] = torch.from_numpy(
+            vectors[theirs.numpy()]).to(model.emb.weight.device)
+    hidden = Path(path) / HIDDEN_FILE
+    if hidden.is_file():
+        with np.load(hidden, allow_pickle=False) as f:
+            layers = {k: torch.from_numpy(f[k]) for k in f.files}
+        shapes = {k: tuple(v.shape) for k, v in model.state_dict().items()
+                  if not k.startswith("emb.")}
+        if {k: tuple(v.shape) for k, v in layers.items()} != shapes:
+            raise ValueError(f"{hidden}: hidden layers of another shape than --window "
+                             f"{model.window} --dim {model.dim} --hidden {model.hidden}")
+        model.load_state_dict(layers, strict=False)
+    return list(read_metadata(path).get("history", [])), hidden.is_file()
 
 
 def make_optimizer(model: RankingLM, cfg: LMConfig) -> torch.optim.SGD:
@@ -132,10 +164,7 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
             return model
         if rank == 0:
             scores = heldout_error(model, heldout, size, cfg.eval_windows)
-            history.append({"stage": len(history) + 1, "dictionary": size,
-                            "windows": steps * cfg.batch * world, **scores,
-                            "time": time.time(),
-                            **({"init": cfg.init, "warmup": cfg.warmup} if cfg.init else {})})
+            history.append(record(cfg, history, size, steps * cfg.batch * world, scores))
             if progress:
                 print(f"stage {stage + 1}: dictionary {size:,}, held-out ranking error "
                       f"{100 * scores['error']:.2f}% (margin violations "
@@ -143,6 +172,30 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
         stage, step = stage + 1, 0
         _checkpoint(model, gen, stage, 0, history, ckpt_path, rank, world)
     return model
+
+
+def record(cfg: LMConfig, history: list[dict], size: int, windows: int,
+           scores: dict[str, float], **extra) -> dict:
+    """The training record's entry for a stage that trained `windows` windows."""
+    return {"stage": len(history) + 1, "dictionary": size, "windows": windows, **scores,
+            "time": time.time(), **({"init": cfg.init, "warmup": cfg.warmup} if cfg.init else {}),
+            **extra}
+
+
+def unfinished_stage(model_dir: str | os.PathLike, state: dict) -> dict | None:
+    """The record of the stage a stopped run's checkpoint `state` was in the middle of (its
+    held-out scores measured now), or None if it stopped between stages: an export made
+    while training goes on still counts every window."""
+    cfg = LMConfig.from_json((Path(model_dir) / "config.json").read_text())
+    if not state["windows"] or state["stage"] >= len(cfg.stages):
+        return None
+    corpus = Corpus(cfg.corpus)
+    size = min(int(cfg.stages[state["stage"]][0]), len(corpus.words))
+    model = RankingLM(state["vocab_size"], cfg.dim, cfg.window, cfg.hidden)
+    model.load_state_dict(state["model"])
+    held = WindowSampler(corpus.ids("heldout"), cfg.window, torch.device("cpu"))
+    return record(cfg, state["history"], size, state["windows"],
+                  heldout_error(model, held, size, cfg.eval_windows), unfinished=True)
 
 
 def _comm_device() -> torch.device:
