@@ -42,7 +42,13 @@ LEVERS = {"base": ("", [], "shipped recipe"),
           "chars30": ("+chars:30", [], "+ characters, 30 filters"),
           "dropout": ("", ["--dropout-hidden", "0.3"], "+ dropout 0.3 on the hidden layer"),
           "chars30-dropout": ("+chars:30", ["--dropout-hidden", "0.3"],
-                              "+ characters (30 filters) and dropout 0.3")}
+                              "+ characters (30 filters) and dropout 0.3"),
+          # lever 3's rest, on the recipes as they are now (characters and dropout in)
+          "dropin": ("", ["--dropout-input", "0.1"], "+ dropout 0.1 on the looked-up features"),
+          "nosuffix": ("", ["--features", "basic+chars:30"],
+                       "characters without the suffix feature (basic+chars:30; POS)"),
+          "decay": ("", ["--lr-decay", "0.1"],
+                    "+ learning-rate decay (lr / (1 + 0.1 (epoch - 1)))")}
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 SPEED = """

@@ -93,3 +93,16 @@ def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monke
                                    load_splits(cfg, task)[1])
     assert [s.columns["pos"] for s in dev] == expected != gold
     assert len(seen) == 2 and gold  # no new fold model trained
+
+
+def test_fold_models_are_keyed_by_the_contents_of_the_embeddings(tmp_path):
+    from senna.train.cascade import content
+
+    emb = tmp_path / "emb"
+    emb.mkdir()
+    (emb / "vectors.npz").write_bytes(b"one")
+    (emb / "words.lst").write_text("a\n")
+    first = content(str(emb))
+    assert content(str(emb)) == first and content(None) is None
+    (emb / "vectors.npz").write_bytes(b"two")   # retrained in place: same path, new folds
+    assert content(str(emb)) != first

@@ -60,6 +60,21 @@ def digest(*parts) -> str:
     return h.hexdigest()[:12]
 
 
+def content(path: str | None) -> str | None:
+    """A digest of the bytes of a file, or of every file under a directory: what a fold
+    model read, so that embeddings replaced under the same path (a longer-trained language
+    model) train new folds rather than reuse the old ones."""
+    if not path or not Path(path).exists():
+        return None
+    root = Path(path)
+    files = sorted(f for f in ([root] if root.is_file() else root.rglob("*")) if f.is_file())
+    h = hashlib.sha1()
+    for f in files:
+        h.update(str(f.relative_to(root) if f != root else f.name).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def tag_column(model: TaskModel, sentences: Sequence, column: str) -> None:
     """Replace `column` of each sentence by the model's tags, in place (the model reads the
     sentences' other columns, e.g. those predicted before)."""
@@ -81,7 +96,8 @@ def fold_model(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
     config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
     settings = dict(config["training"]["config"])
     settings.update(predicted_columns=None, jackknife=0, threads=cfg.threads)
-    key = digest(settings, sorted(exclude), sorted(known.items()))
+    key = digest(settings, sorted(exclude), sorted(known.items()),
+                 content(settings.get("embeddings")))
     out = Path(cfg.jackknife_dir) / f"{name}-{key}"
     if (out / "history.json").exists():   # finished before
         return out
