@@ -45,6 +45,7 @@ LEVERS = {"base": ("", [], "shipped recipe"),
                               "+ characters (30 filters) and dropout 0.3"),
           # lever 3's rest, on the recipes as they are now (characters and dropout in)
           "dropin": ("", ["--dropout-input", "0.1"], "+ dropout 0.1 on the looked-up features"),
+          "dropin2": ("", ["--dropout-input", "0.2"], "+ dropout 0.2 on the looked-up features"),
           "nosuffix": ("", ["--features", "basic+chars:30"],
                        "characters without the suffix feature (basic+chars:30; POS)"),
           "decay": ("", ["--lr-decay", "0.1"],

@@ -166,7 +166,7 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
             scores = heldout_error(model, heldout, size, cfg.eval_windows)
             history.append(record(cfg, history, size, steps * cfg.batch * world, scores))
             if progress:
-                print(f"stage {stage + 1}: dictionary {size:,}, held-out ranking error "
+                print(f"stage {history[-1]['stage']}: dictionary {size:,}, held-out ranking error "
                       f"{100 * scores['error']:.2f}% (margin violations "
                       f"{100 * scores['margin_violations']:.2f}%)")
         stage, step = stage + 1, 0
