@@ -159,7 +159,8 @@ def test_a_stopped_run_resumes_exactly(corpus_dir, tmp_path, monkeypatch):
     assert [(h["stage"], h["windows"], h.get("unfinished")) for h in meta["history"]] == [
         (1, 15 * 64, True)]
     assert 0 <= meta["history"][0]["error"] <= 1
-    assert "| 1 (unfinished) | 10 |" in (tmp_path / "emb" / "MODEL_CARD.md").read_text()
+    card = (tmp_path / "emb" / "MODEL_CARD.md").read_text()
+    assert "| 1 (unfinished) | 10 |" in card and "| 0.4 / 0.2 |" in card
     train_lm(stopped, progress=False)
     a, b = _final_weights(tmp_path / "straight"), _final_weights(tmp_path / "stopped")
     assert a.keys() == b.keys()

@@ -93,14 +93,17 @@ def card(meta: dict, count: int, dim: int, dtype: str, coverage: dict[int, float
                      "hidden layers learned" if warmup else "") + ".", ""]
     lines += [
         "| stage | dictionary | running words covered | windows | held-out ranking error "
-        "| margin violations |",
-        "|---|---|---|---|---|---|",
+        "| margin violations | learning rates (hidden / table) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for h in meta["history"]:
+        rates = (f"{h['lr']} / {h['lr_emb']}" if "lr" in h
+                 else f"{cfg['lr']} / {cfg['lr_emb']} (the run's settings)")
         lines.append(f"| {h['stage']}{' (unfinished)' if h.get('unfinished') else ''} "
                      f"| {h['dictionary']:,} "
                      f"| {100 * coverage[h['dictionary']]:.1f}% | {h['windows'] / 1e6:.0f}M "
-                     f"| {100 * h['error']:.2f}% | {100 * h['margin_violations']:.2f}% |")
+                     f"| {100 * h['error']:.2f}% | {100 * h['margin_violations']:.2f}% "
+                     f"| {rates} |")
     lines += [
         "",
         f"{sum(h['windows'] for h in meta['history']):,} windows in all.",

@@ -178,8 +178,8 @@ def record(cfg: LMConfig, history: list[dict], size: int, windows: int,
            scores: dict[str, float], **extra) -> dict:
     """The training record's entry for a stage that trained `windows` windows."""
     return {"stage": len(history) + 1, "dictionary": size, "windows": windows, **scores,
-            "time": time.time(), **({"init": cfg.init, "warmup": cfg.warmup} if cfg.init else {}),
-            **extra}
+            "time": time.time(), "lr": cfg.lr, "lr_emb": cfg.lr_emb,
+            **({"init": cfg.init, "warmup": cfg.warmup} if cfg.init else {}), **extra}
 
 
 def unfinished_stage(model_dir: str | os.PathLike, state: dict) -> dict | None:
