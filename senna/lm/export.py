@@ -116,7 +116,10 @@ def card(meta: dict, count: int, dim: int, dtype: str, coverage: dict[int, float
         "its corruptions from its own dictionary.",
         "",
         "Rebuild: `recipes/embeddings.sh` (`senna lm prepare`, `senna lm train --config "
-        "recipes/lm.json`, `senna lm export`).",
+        "recipes/lm.json`, `senna lm export`)"
+        + ("; the later stages went on with `senna lm train --config recipes/lm-continue.json "
+           "--init <the embeddings named above>` and `senna lm export` (the learning rates of "
+           "each stage are in the table)." if starts else "."),
         "",
     ]
     return "\n".join(lines)
