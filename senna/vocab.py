@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 
 import numpy as np
@@ -50,10 +50,12 @@ class LineHashes(ByGet):
     a sorted array of the lines' hashes.
 
     Why: a dict of a 130k-word file costs a string per entry and the dict's table (21 MB for
-    the four large dictionaries of a run of all four tasks); this costs 16 bytes a line (a
-    64-bit hash, its line number, the line's offset).  A lookup hashes the key's UTF-8
-    bytes, binary-searches the hashes and compares the line's bytes with the key's, so two
-    entries with one hash are still told apart.  Entries must be distinct (checked here).
+    the four large dictionaries of a run of all four tasks); this costs 17 bytes a line (a
+    64-bit hash, its line number, the line's offset, a flag).  A lookup hashes the key's
+    UTF-8 bytes (Python's SipHash), binary-searches the hashes and takes the line whose hash
+    and length equal the key's: a key outside the file is taken for a line only if both
+    agree by chance, about once in 10^14 lookups for 130k lines.  Lines that share a hash
+    (none in the shipped files) are told apart by their bytes.  Entries must be distinct.
     """
 
     STEP = 1 << 14   # lines hashed at a time: few temporary bytes objects
@@ -71,10 +73,13 @@ class LineHashes(ByGet):
             hashes[i:j] = np.fromiter(map(hash, lines), np.int64, j - i)
         order = np.argsort(hashes)
         self._hashes, self._order = hashes[order], order.astype(np.int32)
-        # lines of one hash (runs in the sorted order, rare): their bytes must differ
+        # lines of one hash (runs in the sorted order, rare): their bytes must differ, and
+        # lookups landing there compare bytes
+        self._tied = np.zeros(n, dtype=bool)
         ties = np.flatnonzero(self._hashes[1:] == self._hashes[:-1])
         runs = np.split(ties, np.flatnonzero(np.diff(ties) > 1) + 1) if len(ties) else []
         for run in runs:
+            self._tied[run[0] : run[-1] + 2] = True
             lines = [self._line(int(i)) for i in self._order[run[0] : run[-1] + 2]]
             if len(set(lines)) < len(lines):
                 raise ValueError(f"{name}: lists an entry twice")
@@ -91,25 +96,45 @@ class LineHashes(ByGet):
             at += 1
         return None
 
+    def _match(self, h: np.ndarray, lengths: np.ndarray, key: Callable[[int], bytes],
+               default: int) -> np.ndarray:
+        """Line numbers of keys with hashes `h` and byte lengths `lengths` (`key(k)`: key k's
+        bytes, asked for only where lines share a hash), `default` where none."""
+        out = np.full(len(h), default, dtype=np.int64)
+        if not len(self._hashes) or not len(h):
+            return out
+        at = np.minimum(np.searchsorted(self._hashes, h), len(self._hashes) - 1)
+        line = self._order[at]
+        same = self._hashes[at] == h
+        tied = same & self._tied[at]
+        ok = same & ~tied & (self._ends[line] - self._starts[line] == lengths)
+        out[ok] = line[ok]
+        for k in np.flatnonzero(tied).tolist():
+            found = self._find(key(k), int(at[k]), int(h[k]))
+            if found is not None:
+                out[k] = found
+        return out
+
     def get(self, key: str, default: int | None = None) -> int | None:  # type: ignore[override]
-        raw = key.encode("utf-8", "surrogatepass")
-        h = hash(raw)
-        found = self._find(raw, int(np.searchsorted(self._hashes, h)), h)
-        return default if found is None else found
+        found = int(self.ids([key], -1)[0])
+        return default if found < 0 else found
 
     def ids(self, keys: Sequence[str], default: int) -> np.ndarray:
         """`get` over many keys at once (one binary search for all of them)."""
         raw = [k.encode("utf-8", "surrogatepass") for k in keys]
         h = np.fromiter(map(hash, raw), np.int64, len(raw))
-        at = np.searchsorted(self._hashes, h)
-        hit = at < len(self._hashes)
-        hit[hit] = self._hashes[at[hit]] == h[hit]
-        out = np.full(len(keys), default, dtype=np.int64)
-        for k in np.flatnonzero(hit).tolist():
-            line = self._find(raw[k], int(at[k]), int(h[k]))
-            if line is not None:
-                out[k] = line
-        return out
+        lengths = np.fromiter(map(len, raw), np.int64, len(raw))
+        return self._match(h, lengths, raw.__getitem__, default)
+
+    def find(self, other: LineHashes, ids: np.ndarray, default: int) -> np.ndarray:
+        """The line numbers here of the lines `ids` of another file (a join by hash: no
+        string is made)."""
+        ids = np.asarray(ids, dtype=np.intp)
+        position = np.empty(len(other._order), dtype=np.intp)
+        position[other._order] = np.arange(len(other._order))
+        h = other._hashes[position[ids]]
+        lengths = other._ends[ids] - other._starts[ids]
+        return self._match(h, lengths, lambda k: other._line(int(ids[k])), default)
 
     def lines(self, ids: Sequence[int]) -> list[str]:
         """The entries of line numbers `ids`, decoded one by one (not the whole file)."""
@@ -202,6 +227,10 @@ class FileIndex(ByGet):
         if self._index is None and len(keys) <= self.FEW:   # searching may do
             return [self.get(k, default) for k in keys]
         return self.built().ids(keys, default)              # the index pays off
+
+    def find(self, other: FileIndex, ids: Sequence[int], default: int) -> np.ndarray:
+        """Line numbers here of `other`'s lines `ids`, joined by hash (no string made)."""
+        return self.built().find(other.built(), np.asarray(ids), default)
 
     def entries(self, ids: Sequence[int], known: Mapping[int, str]) -> list[str]:
         """The entries of line numbers `ids`: from `known` and the keys looked up so far

@@ -37,12 +37,18 @@ def test_line_hashes_answer_as_a_dict_even_when_hashes_collide(monkeypatch) -> N
     assert list(index.ids(keys, -1)) == want and [index.get(k, -1) for k in keys] == want
     assert list(index) == ENTRIES and len(index) == len(ENTRIES)
     assert index.lines([6, 0]) == ["é", "PADDING"]
+    other_entries = ["RARE", "zz", "é", "PADDING", "the end", "th"]
+    other = LineHashes("".join(e + "\n" for e in other_entries).encode())
+    want_rows = [_index(ENTRIES).get(e, -1) for e in other_entries]
+    assert list(index.find(other, range(len(other_entries)), -1)) == want_rows
     # every line the same hash: the bytes still tell them apart
     import senna.vocab as vocab
 
     monkeypatch.setattr(vocab, "hash", lambda b: 7, raising=False)
     same = LineHashes(data)
     assert list(same.ids(keys, -1)) == want and [same.get(k, -1) for k in keys] == want
+    other = LineHashes("".join(e + "\n" for e in other_entries).encode())
+    assert list(same.find(other, range(len(other_entries)), -1)) == want_rows
     with pytest.raises(ValueError, match="x.lst: lists an entry twice"):
         LineHashes(b"a\nb\na\n", "x.lst")
 
