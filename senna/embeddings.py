@@ -28,7 +28,6 @@ import numpy as np
 from senna.io.npz import load_npz
 from senna.io.text import open_text
 from senna.text.normalize import NUMBER, PADDING, RARE, normalize_word
-from senna.vocab import Vocab
 
 FORMAT = "senna-embeddings"
 VERSION = 1
@@ -231,13 +230,14 @@ def scaled(vectors: np.ndarray, divisor: float) -> np.ndarray:
     return vectors.astype(np.float32) / divisor
 
 
-def embedding_matrix(vocab: Vocab, words: list[str], vectors: np.ndarray,
+def embedding_matrix(items: Sequence[str], words: list[str], vectors: np.ndarray,
                      init: np.ndarray) -> tuple[np.ndarray, int]:
-    """Copy known vectors into a lookup table initialised as `init`; -> (table, hits)."""
+    """Copy the vectors of `words` into a lookup table initialised as `init` whose row j is
+    `items[j]` (a vocabulary's items); -> (table, hits)."""
     table = init.copy()
     index = {w: i for i, w in enumerate(words)}
     hits = 0
-    for j, w in enumerate(vocab.items):
+    for j, w in enumerate(items):
         i = index.get(w)
         if i is not None:
             table[j] = vectors[i]

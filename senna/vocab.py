@@ -63,7 +63,7 @@ class LineHashes(ByGet):
     def __init__(self, data: bytes, name: str = "vocabulary"):
         self._data = data
         ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-        starts = np.concatenate([[0], ends[:-1] + 1]).astype(ends.dtype)
+        starts = np.concatenate([[0], ends[:-1] + 1]).astype(ends.dtype)[: len(ends)]
         self._starts, self._ends = starts, ends
         n = len(ends)
         hashes = np.empty(n, dtype=np.int64)

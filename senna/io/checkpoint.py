@@ -117,20 +117,15 @@ class OverlayTable:
         self.shape = (len(vocab), base.shape[1])
         self.dtype = np.dtype(np.float32)
 
-    STEP = 1 << 14   # words located at a time (a string each, while they are looked up)
-
     def _locate(self, ids: np.ndarray) -> None:
         """Find the rows of distinct `ids` in the embeddings (their words looked up; many
         rows of a dictionary read from its file: a join of the two files' indexes)."""
         index = getattr(self.vocab, "index", None)
         if isinstance(index, FileIndex) and len(ids) > FileIndex.FEW:
             rows = self.words.find(index, ids, -1)
-            self.src[ids] = np.where(rows < 0, self.MISSING, rows)
-            return
-        for k in range(0, len(ids), self.STEP):
-            part = ids[k : k + self.STEP]
-            rows = np.asarray(self.words.ids(self.vocab.entries(part.tolist()), -1))
-            self.src[part] = np.where(rows < 0, self.MISSING, rows)
+        else:
+            rows = np.asarray(self.words.ids(self.vocab.entries(ids.tolist()), -1))
+        self.src[ids] = np.where(rows < 0, self.MISSING, rows)
 
     def preload(self) -> None:
         """Locate every row now rather than when first read."""

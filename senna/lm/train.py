@@ -30,7 +30,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from senna.embeddings import read_embeddings, read_metadata
+from senna.embeddings import embedding_matrix, read_embeddings, read_metadata
 from senna.lm.config import LMConfig
 from senna.lm.corpus import Corpus
 from senna.lm.model import RankingLM, grow_vocab, ranking_loss
@@ -76,12 +76,11 @@ def restore(model: RankingLM, path: str | os.PathLike, words: list[str]
     if vectors.shape[1] != model.dim:
         raise ValueError(f"{path}: {vectors.shape[1]}-dimensional vectors, the model has "
                          f"{model.dim}")
-    row = {w: i for i, w in enumerate(their_words)}
-    pairs = [(i, row[w]) for i, w in enumerate(words[: model.emb.num_embeddings]) if w in row]
-    ours, theirs = (torch.tensor(c, dtype=torch.long) for c in zip(*pairs, strict=True))
+    table = model.emb.weight
+    rows, _ = embedding_matrix(words[: table.shape[0]], their_words, vectors,
+                               table.detach().cpu().numpy())
     with torch.no_grad():
-        model.emb.weight[ours.to(model.emb.weight.device)] = torch.from_numpy(
-            vectors[theirs.numpy()]).to(model.emb.weight.device)
+        table.copy_(torch.from_numpy(rows))
     hidden = Path(path) / HIDDEN_FILE
     if hidden.is_file():
         with np.load(hidden, allow_pickle=False) as f:

@@ -37,7 +37,8 @@ def initial_embeddings(net: Tagger, featurizer: Featurizer, path: str) -> tuple[
     divisor = max(float(vectors.std()), 1e-8)
     vectors = scaled(vectors, divisor)
     init = table.detach().numpy()
-    new, hits = embedding_matrix(featurizer.vocabs[featurizer.specs[j].name], words, vectors, init)
+    new, hits = embedding_matrix(featurizer.vocabs[featurizer.specs[j].name].items, words,
+                                   vectors, init)
     with torch.no_grad():
         table.copy_(torch.from_numpy(np.asarray(new, dtype=np.float32)))
     return hits, divisor
