@@ -129,6 +129,30 @@ def test_training_lowers_the_heldout_ranking_error(corpus_dir, tmp_path):
     assert after < 0.5 * before, (before, after)
 
 
+def test_stages_may_carry_their_own_learning_rates(corpus_dir, tmp_path, monkeypatch):
+    """[dictionary, windows, lr, lr_emb]: a schedule in one config (the longer LM halved
+    its rates twice), each stage trained and recorded at its own rates."""
+    import senna.lm.train as lm_train
+
+    n = len(Corpus(corpus_dir).words)
+    cfg = small_config(corpus_dir, tmp_path / "m", stages=[[n, 3200], [n, 3200, 0.05, 0.02]])
+    assert cfg.rates(0) == (cfg.lr, cfg.lr_emb) and cfg.rates(1) == (0.05, 0.02)
+    used = []
+    real = lm_train.train_step
+
+    def spy(model, net, opt, *args, lr_emb=None, **kw):
+        used.append((opt.param_groups[0]["lr"], lr_emb))
+        return real(model, net, opt, *args, lr_emb=lr_emb, **kw)
+
+    monkeypatch.setattr(lm_train, "train_step", spy)
+    train_lm(cfg, progress=False)
+    assert sorted(set(used)) == sorted({(cfg.lr, cfg.lr_emb), (0.05, 0.02)})
+    history = torch.load(tmp_path / "m" / CHECKPOINT, weights_only=True)["history"]
+    assert [(h["lr"], h["lr_emb"]) for h in history] == [(cfg.lr, cfg.lr_emb), (0.05, 0.02)]
+    with pytest.raises(ValueError, match="stage 2"):
+        small_config(corpus_dir, tmp_path / "x", stages=[[n, 3200], [n, 3200, 0.05]])
+
+
 def _final_weights(out) -> dict:
     return torch.load(out / CHECKPOINT, weights_only=True)["model"]
 

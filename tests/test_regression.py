@@ -54,3 +54,17 @@ def test_shipped_model_reaches_its_floor_through_the_cascade(task, data_dir):
     predicted = predict_gold_inputs(load_tagger(path), spec, dev)
     score, _ = score_predictions(spec, dev, predicted)
     assert score["score"] >= floor, f"{task} (cascade): {score['score']:.2f} < {floor}"
+
+
+def test_shipped_models_fit_the_60_mb_budget():
+    """What the wheel ships of senna/models (pyproject's package-data patterns; training
+    checkpoints stay out) stays under the 60 MB the project allows its models."""
+    tomllib = pytest.importorskip("tomllib")     # Python 3.11+
+    patterns = tomllib.loads((MODELS.parents[1] / "pyproject.toml").read_text())[
+        "tool"]["setuptools"]["package-data"]["senna"]
+    files = {f for p in patterns if p.startswith("models/")
+             for f in MODELS.parent.glob(p) if f.is_file()}
+    if not files:
+        pytest.skip("no shipped models")
+    total = sum(f.stat().st_size for f in files)
+    assert total < 60_000_000, f"shipped models: {total / 1e6:.1f} MB"

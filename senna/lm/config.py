@@ -28,8 +28,9 @@ class LMConfig:
     lr: float = setting("learning rate of the hidden layers (on the batch-mean loss)", 0.4)
     lr_emb: float = setting("learning rate of the lookup table, per window", 0.2)
     margin: float = setting("ranking margin", 1.0)
-    stages: list[tuple[int, int]] = setting(
-        "curriculum: dictionary size and windows per stage",
+    stages: list[list] = setting(
+        "curriculum: dictionary size and windows per stage, optionally followed by the "
+        "stage's two learning rates (hidden layers, table; default --lr and --lr-emb)",
         factory=lambda: [list(s) for s in DEFAULT_STAGES])
     seed: int = setting("random seed", 1)
     threads: int = setting("torch threads per process (0: cores / --procs)", 0)
@@ -54,10 +55,19 @@ class LMConfig:
         positive = ("dim", "hidden", "negatives", "batch", "procs", "log_every")
         found += [f"{option(n)} must be at least 1, got {getattr(self, n)}" for n in positive
                   if not found and getattr(self, n) < 1]
+        if not found:
+            found += [f"stage {i + 1}: give [dictionary, windows] or [dictionary, windows, lr, "
+                      f"lr_emb], got {list(st)}" for i, st in enumerate(self.stages)
+                      if len(st) not in (2, 4) or min(st) <= 0]
         if not found and (self.window < 1 or self.window % 2 == 0):
             found.append(f"--window must be odd and positive, got {self.window}")
         if found:
             raise ValueError("invalid LM settings: " + "; ".join(found))
+
+    def rates(self, stage: int) -> tuple[float, float]:
+        """Learning rates (hidden layers, table) of stage `stage` (0-based) of this run."""
+        st = self.stages[stage]
+        return (float(st[2]), float(st[3])) if len(st) == 4 else (self.lr, self.lr_emb)
 
     @classmethod
     def from_json(cls, text: str) -> LMConfig:

@@ -94,9 +94,10 @@ def restore(model: RankingLM, path: str | os.PathLike, words: list[str]
     return list(read_metadata(path).get("history", [])), hidden.is_file()
 
 
-def make_optimizer(model: RankingLM, cfg: LMConfig) -> torch.optim.SGD:
+def make_optimizer(model: RankingLM, cfg: LMConfig, lr: float | None = None) -> torch.optim.SGD:
     """SGD for the hidden layers; the lookup table is updated in `train_step`."""
-    return torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=cfg.lr)
+    return torch.optim.SGD([p for p in model.parameters() if p.requires_grad],
+                           lr=cfg.lr if lr is None else lr)
 
 
 def _save(path: Path, state: dict) -> None:
@@ -115,7 +116,7 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     corpus = Corpus(cfg.corpus)
-    sizes = [min(int(s), len(corpus.words)) for s, _ in cfg.stages]
+    sizes = [min(int(s[0]), len(corpus.words)) for s in cfg.stages]
     train = WindowSampler(corpus.ids("train"), cfg.window, device)
     heldout = WindowSampler(corpus.ids("heldout"), cfg.window, device)
     gen = torch.Generator(device=device)
@@ -163,7 +164,8 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
             return model
         if rank == 0:
             scores = heldout_error(model, heldout, size, cfg.eval_windows)
-            history.append(record(cfg, history, size, steps * cfg.batch * world, scores))
+            history.append(record(cfg, history, size, steps * cfg.batch * world, scores,
+                                  rates=cfg.rates(stage)))
             if progress:
                 print(f"stage {history[-1]['stage']}: dictionary {size:,}, held-out ranking error "
                       f"{100 * scores['error']:.2f}% (margin violations "
@@ -174,10 +176,13 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
 
 
 def record(cfg: LMConfig, history: list[dict], size: int, windows: int,
-           scores: dict[str, float], **extra) -> dict:
-    """The training record's entry for a stage that trained `windows` windows."""
+           scores: dict[str, float], rates: tuple[float, float] | None = None,
+           **extra) -> dict:
+    """The training record's entry for a stage that trained `windows` windows at `rates`
+    (hidden layers, table; default the run's)."""
+    lr, lr_emb = rates or (cfg.lr, cfg.lr_emb)
     return {"stage": len(history) + 1, "dictionary": size, "windows": windows, **scores,
-            "time": time.time(), "lr": cfg.lr, "lr_emb": cfg.lr_emb,
+            "time": time.time(), "lr": lr, "lr_emb": lr_emb,
             **({"init": cfg.init, "warmup": cfg.warmup} if cfg.init else {}), **extra}
 
 
@@ -194,7 +199,8 @@ def unfinished_stage(model_dir: str | os.PathLike, state: dict) -> dict | None:
     model.load_state_dict(state["model"])
     held = WindowSampler(corpus.ids("heldout"), cfg.window, torch.device("cpu"))
     return record(cfg, state["history"], size, state["windows"],
-                  heldout_error(model, held, size, cfg.eval_windows), unfinished=True)
+                  heldout_error(model, held, size, cfg.eval_windows),
+                  rates=cfg.rates(state["stage"]), unfinished=True)
 
 
 def _comm_device() -> torch.device:
@@ -298,7 +304,8 @@ def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: tor
     net: torch.nn.Module = model
     if world > 1:
         net = torch.nn.parallel.DistributedDataParallel(model)
-    opt = make_optimizer(model, cfg)
+    lr, lr_emb = cfg.rates(stage)
+    opt = make_optimizer(model, cfg, lr)
     bar = tqdm(total=steps * cfg.batch * world, initial=step * cfg.batch * world,
                unit="win", unit_scale=True, desc=f"stage {stage + 1} ({size:,} words)",
                disable=not progress or rank != 0, smoothing=0.05)
@@ -307,7 +314,7 @@ def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: tor
     frozen = math.ceil(cfg.warmup / (cfg.batch * world)) if stage == 0 else 0
     while step < steps:
         loss, active = train_step(model, net, opt, sampler, gen, size, cfg, world,
-                                  lr_emb=0.0 if step < frozen else cfg.lr_emb)
+                                  lr_emb=0.0 if step < frozen else lr_emb)
         loss_sum += loss
         active_sum += active
         step += 1
