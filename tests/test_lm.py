@@ -265,6 +265,13 @@ def test_a_run_goes_on_from_exported_embeddings(corpus_dir, tmp_path, monkeypatc
     assert "init" not in state["history"][1] and state["history"][2]["init"] == go_on.init
     card = (export(tmp_path / "more", tmp_path / "emb2") / "MODEL_CARD.md").read_text()
     assert f"Stages from 3 on went on from the embeddings in `{go_on.init}`" in card
+    # resumed by a command naming another --init (a recipe edited since): the record keeps
+    # what the weights came from
+    longer = small_config(corpus_dir, tmp_path / "more", stages=[[n, 3200], [n, 3200]],
+                          init=str(tmp_path / "not-read"))
+    train_lm(longer, progress=False)
+    history = torch.load(tmp_path / "more" / CHECKPOINT, weights_only=True)["history"]
+    assert [h["init"] for h in history[2:]] == [go_on.init, go_on.init]
 
     # no hidden layers, only words: a warm-up as long as the stage leaves the table as it was
     words, vectors = read_embeddings(tmp_path / "emb")

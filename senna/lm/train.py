@@ -131,6 +131,10 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
         model.load_state_dict(state["model"])
         gen.set_state(state["generators"][rank % len(state["generators"])].cpu())
         history = state["history"]
+        # what the run started from, whatever --init a resuming command names (its record
+        # and card must say where the weights came from)
+        cfg = dataclasses.replace(cfg, init=state.get("init", cfg.init),
+                                  warmup=state.get("warmup", cfg.warmup))
         if rank == 0 and progress:
             print(f"resuming from {ckpt_path}: stage {stage + 1}, {state['windows']:,} windows "
                   "done")
@@ -171,7 +175,7 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
                       f"{100 * scores['error']:.2f}% (margin violations "
                       f"{100 * scores['margin_violations']:.2f}%)")
         stage, step = stage + 1, 0
-        _checkpoint(model, gen, stage, 0, history, ckpt_path, rank, world)
+        _checkpoint(model, gen, stage, 0, history, ckpt_path, rank, world, cfg)
     return model
 
 
@@ -233,7 +237,8 @@ def _check_in_sync(model: RankingLM) -> None:
 
 
 def _checkpoint(model: RankingLM, gen: torch.Generator, stage: int, windows: int,
-                history: list[dict], path: Path, rank: int, world: int) -> None:
+                history: list[dict], path: Path, rank: int, world: int,
+                cfg: LMConfig) -> None:
     """Save the run; `windows`: how many windows of `stage` are done."""
     if world > 1:
         _check_in_sync(model)
@@ -241,7 +246,8 @@ def _checkpoint(model: RankingLM, gen: torch.Generator, stage: int, windows: int
     if rank == 0:
         _save(path, {"model": model.state_dict(), "vocab_size": model.emb.num_embeddings,
                      "stage": stage, "windows": windows, "generators": states,
-                     "history": history, "world": world})
+                     "history": history, "world": world, "init": cfg.init,
+                     "warmup": cfg.warmup})
 
 
 def train_step(model: RankingLM, net: torch.nn.Module, opt: torch.optim.Optimizer,
@@ -331,7 +337,7 @@ def _run_stage(model: RankingLM, cfg: LMConfig, sampler: WindowSampler, gen: tor
                 dist.broadcast(flag, 0)
             if flag.item() and step < steps:
                 _checkpoint(model, gen, stage, step * cfg.batch * world, history, ckpt_path,
-                            rank, world)
+                            rank, world, cfg)
                 last_ckpt = time.time()
                 if flag.item() == 2:
                     break
