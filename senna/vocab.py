@@ -50,8 +50,8 @@ class LineHashes(ByGet):
     a sorted array of the lines' hashes.
 
     Why: a dict of a 130k-word file costs a string per entry and the dict's table (21 MB for
-    the four large dictionaries of a run of all four tasks); this costs 17 bytes a line (a
-    64-bit hash, its line number, the line's offset, a flag).  A lookup hashes the key's
+    the four large dictionaries of a run of all four tasks); this costs 21 bytes a line (a
+    64-bit hash, its line number, the line's start and end, a flag).  A lookup hashes the key's
     UTF-8 bytes (Python's SipHash), binary-searches the hashes and takes the line whose hash
     and length equal the key's: a key outside the file is taken for a line only if both
     agree by chance, about once in 10^14 lookups for 130k lines.  Lines that share a hash
@@ -63,6 +63,8 @@ class LineHashes(ByGet):
     def __init__(self, data: bytes, name: str = "vocabulary"):
         self._data = data
         ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        if len(data) < 2**31:   # 32-bit offsets: 8 bytes a line less than flatnonzero's
+            ends = ends.astype(np.int32)
         starts = np.concatenate([[0], ends[:-1] + 1]).astype(ends.dtype)[: len(ends)]
         self._starts, self._ends = starts, ends
         n = len(ends)
