@@ -151,6 +151,8 @@ def test_stages_may_carry_their_own_learning_rates(corpus_dir, tmp_path, monkeyp
     assert [(h["lr"], h["lr_emb"]) for h in history] == [(cfg.lr, cfg.lr_emb), (0.05, 0.02)]
     with pytest.raises(ValueError, match="stage 2"):
         small_config(corpus_dir, tmp_path / "x", stages=[[n, 3200], [n, 3200, 0.05]])
+    with pytest.raises(ValueError, match="stage 1"):
+        small_config(corpus_dir, tmp_path / "x", stages=[[n, "3200"]])
 
 
 def _final_weights(out) -> dict:

@@ -58,7 +58,8 @@ class LMConfig:
         if not found:
             found += [f"stage {i + 1}: give [dictionary, windows] or [dictionary, windows, lr, "
                       f"lr_emb], got {list(st)}" for i, st in enumerate(self.stages)
-                      if len(st) not in (2, 4) or min(st) <= 0]
+                      if not isinstance(st, (list, tuple)) or len(st) not in (2, 4)
+                      or not all(isinstance(x, (int, float)) and x > 0 for x in st)]
         if not found and (self.window < 1 or self.window % 2 == 0):
             found.append(f"--window must be odd and positive, got {self.window}")
         if found:
