@@ -25,8 +25,10 @@ if [ ${#tasks[@]} -eq 0 ] && [ "${JOBS:-1}" -gt 1 ]; then
   # the POS-fed cascade on one core, the tasks that read no other model on the other
   (for t in pos pt0 vbs; do train_one "$t"; done) & cascade=$!
   (for t in srl ner chunk; do train_one "$t"; done) & rest=$!
-  wait "$cascade" && wait "$rest"
-  exit
+  status=0   # wait for both lanes, whichever fails
+  wait "$cascade" || status=$?
+  wait "$rest" || status=$?
+  exit "$status"
 fi
 [ ${#tasks[@]} -eq 0 ] && tasks=(pos chunk ner pt0 vbs srl)
 for task in "${tasks[@]}"; do

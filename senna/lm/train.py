@@ -180,11 +180,10 @@ def train_lm(cfg: LMConfig, rank: int = 0, world: int = 1, progress: bool = True
 
 
 def record(cfg: LMConfig, history: list[dict], size: int, windows: int,
-           scores: dict[str, float], rates: tuple[float, float] | None = None,
-           **extra) -> dict:
+           scores: dict[str, float], rates: tuple[float, float], **extra) -> dict:
     """The training record's entry for a stage that trained `windows` windows at `rates`
-    (hidden layers, table; default the run's)."""
-    lr, lr_emb = rates or (cfg.lr, cfg.lr_emb)
+    (hidden layers, table: `cfg.rates` of the stage)."""
+    lr, lr_emb = rates
     return {"stage": len(history) + 1, "dictionary": size, "windows": windows, **scores,
             "time": time.time(), "lr": lr, "lr_emb": lr_emb,
             **({"init": cfg.init, "warmup": cfg.warmup} if cfg.init else {}), **extra}
