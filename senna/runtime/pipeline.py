@@ -58,6 +58,15 @@ def token_ranges(lengths: Sequence[int], max_tokens: int) -> Iterator[tuple[int,
         yield lo, len(lengths)
 
 
+# Tokens per window-network and Viterbi pass.  Viterbi takes one step per position of the
+# batch's longest sentence whatever the batch size, so fewer, larger passes cost less: the
+# CLI's 1024-sentence batches (about 15,000 tokens of news or web text) go in one pass
+# (POS decoding 90 -> 72 ms on the 76,328 tokens of bench/speed.py).  The network works in
+# chunks of senna.runtime.kernels.CHUNK words, so memory grows only with the emissions
+# (32,768 x 50 tags x 4 bytes = 6.5 MB for POS).
+MAX_TOKENS = 32768
+
+
 def length_buckets(lengths: Sequence[int], max_tokens: int, ratio: float = 1.25,
                    slack: int = 4) -> list[list[int]]:
     """Indices grouped by similar length for Viterbi, which pads every sentence to the
@@ -80,7 +89,7 @@ class Pipeline:
 
     def __init__(self, model_dir: str | Path | None = None,
                  tasks: str | Sequence[str] = DEFAULT_TASKS,
-                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = 8192,
+                 models: Mapping[str, TaskModel] | None = None, max_tokens: int = MAX_TOKENS,
                  predicates: str = "auto"):
         """`predicates`: where per-predicate tasks (SRL) find their predicates when none are
         given: "auto" (the first of the task's `predicate_sources` whose model is at hand:

@@ -20,7 +20,8 @@ After every epoch each task is scored on its dev set and its best model so far i
 an ordinary model directory `out/<task>/` (the runtime loads it like any other), with the
 joint settings in its config and card.  Parameters shared by several tasks are updated by
 one plain SGD optimizer (fan-in scaled rates, Remark 7); each task's own parameters by its
-own optimizer (SGD, or Adam for SRL's sentence network as in its single-task recipe).
+own optimizer (SGD, or Adam for SRL's sentence network as in its single-task recipe), and
+each task's network its own dropout and learning-rate decay, as its settings say.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from senna.train.loop import (
     build,
     command_line,
     drop_flags,
+    epoch_settings,
     optimizer,
     step_loss,
     training_splits,
@@ -154,6 +156,7 @@ class Member:
     examples: list[Example]
     dev_examples: list[Example]
     opt: torch.optim.Optimizer | None = None
+    rates: list[float] = field(default_factory=list)
     best: float = -1.0
     best_epoch: int = 0
 
@@ -309,6 +312,8 @@ def train_joint(cfg: JointConfig) -> dict:
     aux = build_auxiliary(cfg, members)
     units: list[Unit] = [*members, *aux]
     shared_opt = optimizers(units, cfg.lr)
+    for m in members:   # the first epoch's rates, before a resumed optimizer's decayed ones
+        m.rates = [g["lr"] for g in m.opt.param_groups]
     state = resume(out, members, aux, shared_opt)
     if state["epoch"]:
         print(f"resumed {out} after epoch {state['epoch']}")
@@ -317,8 +322,11 @@ def train_joint(cfg: JointConfig) -> dict:
         rng = np.random.default_rng([cfg.common("seed"), epoch])
         torch.manual_seed(int(rng.integers(1 << 62)))   # dropout, as in senna.train.loop
         losses = {m.name: 0.0 for m in units}
-        for m in units:
-            m.module.train()
+        for m in units:   # each task's dropout and learning-rate decay, as trained alone
+            if isinstance(m, Member):
+                epoch_settings(m.net, m.opt, m.rates, m.cfg, epoch)
+            else:
+                m.module.train()
         for m, batch in tqdm(schedule(units, cfg.sampling, rng), desc=f"epoch {epoch}",
                              total=sum(m.steps for m in units), leave=False, mininterval=2):
             m.opt.zero_grad(set_to_none=True)

@@ -139,14 +139,21 @@ def network_from_saved(saved: SavedModel) -> Tagger:
                         saved.weights)
 
 
-def start_epoch(net: Tagger, opt: torch.optim.Optimizer, rates: list[float],
-                cfg: TrainConfig, epoch: int) -> None:
-    """Training mode, this epoch's learning rates (decayed from `rates`, the first epoch's)
-    and dropout's random numbers seeded by epoch, so a resumed run draws the same ones."""
+def epoch_settings(net: Tagger, opt: torch.optim.Optimizer, rates: list[float],
+                   cfg: TrainConfig, epoch: int) -> None:
+    """Training mode with the settings' dropout, and this epoch's learning rates (decayed
+    from `rates`, the first epoch's): a task's regularisation, alone or in a joint run."""
     net.train()
     net.set_dropout(cfg.dropout_input, cfg.dropout_hidden)
     for group, rate in zip(opt.param_groups, rates, strict=True):
         group["lr"] = rate / (1.0 + cfg.lr_decay * (epoch - 1))
+
+
+def start_epoch(net: Tagger, opt: torch.optim.Optimizer, rates: list[float],
+                cfg: TrainConfig, epoch: int) -> None:
+    """`epoch_settings`, and dropout's random numbers seeded by epoch, so a resumed run
+    draws the same ones."""
+    epoch_settings(net, opt, rates, cfg, epoch)
     torch.manual_seed(cfg.seed * 100_003 + epoch)
 
 
