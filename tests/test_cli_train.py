@@ -99,3 +99,48 @@ def test_settings_are_checked_from_python_too():
     with pytest.raises(ValueError, match="--batch-size must be at least 1"):
         TrainConfig(task="ner", train="x", batch_size=0)
     assert TrainConfig(task="srl", train="x", dev="y", dev_fraction=0).dev_fraction == 0
+
+
+@pytest.mark.parametrize("recipe", sorted(p for p in (ROOT / "recipes").glob("*.json")
+                                          if not p.name.startswith("lm")), ids=lambda p: p.name)
+def test_every_training_recipe_is_valid_settings(recipe, monkeypatch):
+    """`senna train --config recipes/<file>` accepts every shipped recipe (a joint one
+    builds its JointConfig): checked without training, so a renamed setting or a joint
+    recipe naming a task it does not train fails here and not in a 30-minute retrain."""
+    import senna.cli.train as cli
+
+    built = []
+    monkeypatch.setattr(cli, "train_jointly", lambda cfg: built.append(cfg) or 0)
+    real = cli._import
+
+    def entry(module, name):   # the training entry points record their settings instead
+        if name == "JointConfig":
+            return real(module, name)
+        return lambda cfg: built.append(cfg) or {"best": 0.0, "best_epoch": 0, "seconds": 0.0}
+
+    monkeypatch.setattr(cli, "_import", entry)
+    monkeypatch.chdir(ROOT)
+    assert cli.main(["--config", str(recipe)]) == 0
+    assert len(built) == 1
+    settings = json.loads(recipe.read_text())
+    if "ship" in settings:   # a joint recipe's shipped tasks go to the models directory
+        assert {t: str(built[0].model_dir(t)) for t in settings["ship"]} == \
+            {t: f"{settings['models']}/{t}" for t in settings["ship"]}
+
+
+def test_a_joint_config_finds_its_task_recipes_beside_it(tmp_path, monkeypatch):
+    """A copied joint config reads the task settings next to it, not recipes/'s (which once
+    trained a dropout experiment silently without its dropout)."""
+    import senna.cli.train as cli
+
+    (tmp_path / "srl.json").write_text(json.dumps(
+        {**json.loads((ROOT / "recipes" / "srl.json").read_text()), "dropout_hidden": 0.3}))
+    (tmp_path / "joint.json").write_text(json.dumps(
+        {"tasks": {"srl": "srl.json"}, "lm_corpus": "corpus", "out": str(tmp_path / "run")}))
+    built = []
+    monkeypatch.setattr(cli, "train_jointly", lambda cfg: built.append(cfg) or 0)
+    monkeypatch.chdir(ROOT)
+    assert cli.main(["--config", str(tmp_path / "joint.json")]) == 0
+    assert built[0].tasks["srl"]["dropout_hidden"] == 0.3
+    assert cli.main(["--config", str(tmp_path / "joint.json"), "--recipes", "recipes"]) == 0
+    assert "dropout_hidden" not in built[1].tasks["srl"]

@@ -2,6 +2,7 @@
 task's saved model runs in the NumPy runtime exactly as the joint network scores it, and a
 resumed run equals an uninterrupted one."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -92,6 +93,22 @@ def test_models_dir_takes_the_best_models_and_out_the_run(tmp_path):
         assert not (Path(cfg.out) / name).exists()
     assert (Path(cfg.out) / "checkpoint" / "state.json").exists()
     assert not (tmp_path / "ship" / "checkpoint").exists()
+
+
+@pytest.mark.slow
+def test_ship_sends_only_the_named_tasks_to_models(tmp_path):
+    cfg = config(tmp_path, tasks=("pos", "ner"), epochs=1, models=str(tmp_path / "ship"),
+                 ship="ner")
+    train_joint(cfg)
+    assert load_model(tmp_path / "ship" / "ner").info["joint"]["tasks"] == ["pos", "ner"]
+    assert not (tmp_path / "ship" / "pos").exists()
+    assert load_model(Path(cfg.out) / "pos").task == "pos"   # the partner stays in out
+    for where in (tmp_path / "ship" / "ner", Path(cfg.out)):   # the run's record beside both
+        assert json.loads((where / "history.json").read_text())["epoch"] == 1
+        assert (where / "curve.png").exists()
+    assert not (Path(cfg.out) / "pos" / "history.json").exists()
+    with pytest.raises(ValueError, match="not trained here"):
+        config(tmp_path, tasks=("pos", "ner"), ship=["chunk"])
 
 
 @pytest.mark.slow

@@ -40,7 +40,8 @@ def parser() -> argparse.ArgumentParser:
                             "--batch-size, --threads) apply")
     joint.add_argument("--recipes", metavar="DIR", default=None,
                        help="with --tasks: directory of per-task settings <task>.json "
-                            "(default: recipes)")
+                            "(default: recipes; with a --config that names them: the "
+                            "config's directory)")
     joint.add_argument("--share-l1", dest="share_l1", type=true_or_false, default=None,
                        help="with --tasks: window tasks share the first layer (default: true)")
     joint.add_argument("--sampling", choices=("proportional", "uniform"), default=None,
@@ -77,7 +78,7 @@ def main(argv: list[str]) -> int:
         if args.get("tasks") or "tasks" in settings:
             if seeds:
                 raise ValueError("--seeds trains an ensemble of one task: not with --tasks")
-            joint = joint_config(settings, args)
+            joint = joint_config(settings, args, path)
         else:
             joint = None
             extra = [k for k in JOINT_OPTIONS if args.pop(k) is not None]
@@ -129,13 +130,15 @@ def _import(module: str, name: str):
         raise ValueError(f"training needs PyTorch: {INSTALL_HINT} ({e})") from None
 
 
-def joint_config(settings: dict, args: dict):
-    """Multi-task settings: per task from the config or from the recipes."""
+def joint_config(settings: dict, args: dict, config: str | None = None):
+    """Multi-task settings: per task from the config or from the recipes.  A task's recipe
+    file named in the config is found beside the config (unless --recipes says where)."""
     from pathlib import Path
 
     from senna.tasks import normalize_tasks
 
-    names, recipes = args.pop("tasks"), args.pop("recipes") or "recipes"
+    beside = str(Path(config).parent) if config and "tasks" in settings else None
+    names, recipes = args.pop("tasks"), args.pop("recipes") or beside or "recipes"
     if names:
         given = settings.get("tasks", {})
         settings["tasks"] = {t: given.get(t, f"{t}.json") for t in normalize_tasks(names)}
@@ -152,5 +155,6 @@ def train_jointly(cfg) -> int:
     state = _import("senna.train.joint", "train_joint")(cfg)
     best = ", ".join(f"{t} {b['score']:.2f} (epoch {b['epoch']})"
                      for t, b in state["best"].items())
-    print(f"best dev scores: {best}; models in {cfg.models or cfg.out}/<task>")
+    print(f"best dev scores: {best}; models in "
+          + ", ".join(str(cfg.model_dir(t)) for t in state["best"]))
     return 0

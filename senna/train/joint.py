@@ -76,6 +76,8 @@ class JointConfig:
     out: str = "runs/joint"
     models: str | None = None        # each task's best model goes to <models>/<task> (default:
                                      # out; "senna/models" ships them), the rest stays in out
+    ship: list[str] | None = None    # the tasks whose models go to `models` (default: all);
+                                     # the others, trained as partners only, stay in out
     share_l1: bool = True            # window tasks share the first linear layer (Figure 5)
     sampling: str = "proportional"   # see the module docstring
     epochs: int = 30
@@ -110,6 +112,13 @@ class JointConfig:
             raise ValueError(f"sampling must be one of {SAMPLING}, got {self.sampling!r}")
         if self.epochs < 1 or (self.batch_size or 1) < 1 or not self.lr > 0:
             raise ValueError("epochs and batch_size must be at least 1 and lr positive")
+        if isinstance(self.ship, str):
+            self.ship = [t for t in self.ship.split(",") if t]
+        if self.ship is not None:
+            self.ship = [get_task(t).name for t in self.ship]
+            if set(self.ship) - set(self.tasks):
+                raise ValueError(f"ship names tasks not trained here: "
+                                 f"{sorted(set(self.ship) - set(self.tasks))}")
 
     @classmethod
     def from_dict(cls, d: dict, base: Path | None = None) -> JointConfig:
@@ -136,10 +145,15 @@ class JointConfig:
         given = [t[key] for t in self.tasks.values() if key in t]
         return given[0] if given else getattr(TrainConfig, key)
 
+    def model_dir(self, name: str) -> Path:
+        """Where a task's best model is saved: <models>/<task> if it is shipped, else
+        <out>/<task>."""
+        shipped = self.models and (self.ship is None or name in self.ship)
+        return Path(self.models if shipped else self.out) / name
+
     def task_config(self, name: str) -> TrainConfig:
         """A task's settings with the joint ones that must agree put in."""
-        settings = {**self.tasks[name], "task": name,
-                    "out": str(Path(self.models or self.out) / name)}
+        settings = {**self.tasks[name], "task": name, "out": str(self.model_dir(name))}
         settings.update({k: self.common(k) for k in COMMON})
         return TrainConfig.from_dict(settings)
 
@@ -302,7 +316,7 @@ def schedule(units: list[Unit], sampling: str, rng: np.random.Generator
 
 
 def train_joint(cfg: JointConfig) -> dict:
-    """Train, keep each task's best dev model in cfg.models (or cfg.out)/<task>; -> the
+    """Train, keep each task's best dev model in `cfg.model_dir(task)`; -> the
     training state."""
     torch.set_num_threads(cfg.common("threads") or torch.get_num_threads())
     out = Path(cfg.out)
@@ -342,7 +356,7 @@ def train_joint(cfg: JointConfig) -> dict:
             losses[m.name] += loss.item()
         state["seconds"] += time.perf_counter() - t0
         state["epoch"] = epoch
-        scores = end_of_epoch(members, epoch, state["seconds"], Path(cfg.models or cfg.out))
+        scores = end_of_epoch(members, epoch, state["seconds"])
         scores.update({a.name: a.evaluate() for a in aux})
         state["history"].append({"epoch": epoch, "seconds": round(state["seconds"], 1),
                                  "dev": scores, "loss": {m.name: losses[m.name] / m.steps
@@ -357,13 +371,14 @@ def train_joint(cfg: JointConfig) -> dict:
             break
         if cfg.max_minutes and state["seconds"] > cfg.max_minutes * 60:
             break
-    (out / "history.json").write_text(json.dumps(state, indent=1))
+    record(state, [out, *(Path(m.cfg.out) for m in members
+                          if Path(m.cfg.out).parent != out and Path(m.cfg.out).exists())])
     return state
 
 
-def end_of_epoch(members: list[Member], epoch: int, seconds: float, out: Path
-                 ) -> dict[str, float]:
-    """Score every task on dev; save the ones that improved."""
+def end_of_epoch(members: list[Member], epoch: int, seconds: float) -> dict[str, float]:
+    """Score every task on dev; save the ones that improved (in their settings' `out`,
+    `JointConfig.model_dir`)."""
     scores = {}
     for m in members:
         m.saved.weights = weights_of(m.net)
@@ -373,8 +388,8 @@ def end_of_epoch(members: list[Member], epoch: int, seconds: float, out: Path
             m.best, m.best_epoch = score["score"], epoch
             m.saved.info["dev"] = score
             m.saved.info["training"].update(epochs=epoch, seconds=round(seconds, 1))
-            save_model(out / m.spec.name, m.saved)
-            write_card(out / m.spec.name)
+            save_model(Path(m.cfg.out), m.saved)
+            write_card(Path(m.cfg.out))
     return scores
 
 
@@ -421,6 +436,15 @@ def resume(out: Path, members: list[Member], aux: list[RankingTask],
         best = state["best"].get(m.spec.name, {})
         m.best, m.best_epoch = best.get("score", -1.0), best.get("epoch", 0)
     return state
+
+
+def record(state: dict, dirs: list[Path]) -> None:
+    """The finished run's record (history.json: its presence says the run finished) and
+    dev curves (curve.png) in each of `dirs`: the run's directory and the model directories
+    outside it, so that a shipped model carries the curves of the run it came from."""
+    for where in dirs:
+        plot_curves(state["history"], where / "curve.png")
+        (where / "history.json").write_text(json.dumps(state, indent=1))
 
 
 def plot_curves(history: list[dict], path: Path) -> None:
