@@ -13,8 +13,9 @@ The tokens/s rows run with `--preload`: the tagger otherwise builds a large dict
 index and finds its word-table rows when the first sentences need them (so that one
 sentence starts fast), which an empty input never does, and "excl. load" would count that
 loading as tagging.  The one-sentence row runs without it, as a user would.
-Each configuration runs `--repeat` times and the median time counts (robust to the few runs
-another process slows down on a shared machine).  CPU time (user + system) is reported
+Each configuration runs `--repeat` times, in rounds that run every configuration once (so a
+slow spell of the host weighs on all rows alike), and the median time counts (robust to the
+few runs another process slows down on a shared machine).  CPU time (user + system) is reported
 too: on a busy machine it is what the process itself spent, while wall time also counts
 waiting for a core.
 
@@ -41,6 +42,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("conll2003/eng.testa", "ewt/ewt.dev.pos")
@@ -117,9 +120,8 @@ def run_once(cmd: list[str], stdin: Path) -> Run:
     return Run(wall, cpu, int(field["Maximum resident set size (kbytes)"]) / 1024)
 
 
-def median_of(cmd: list[str], stdin: Path, repeat: int) -> Run:
-    """Median wall and CPU time and the largest RSS over `repeat` runs."""
-    runs = [run_once(cmd, stdin) for _ in range(repeat)]
+def median(runs: list[Run]) -> Run:
+    """Median wall and CPU time and the largest RSS of runs."""
     return Run(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs),
                max(r.rss_mb for r in runs))
 
@@ -153,13 +155,18 @@ def main(argv: list[str] | None = None) -> int:
         text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
         empty.write_text("", encoding="utf-8")
         one.write_text(" ".join(sentences[0]) + "\n", encoding="utf-8")
-        results = []
-        for label, opts, senna, target in ROWS:
-            print(f"{label} ...", file=sys.stderr, flush=True)
-            load = median_of(base + ["--preload"] + opts, empty, a.repeat)
-            full = median_of(base + ["--preload"] + opts, text, a.repeat)
-            results.append((label, senna, target, load, full))
-        single = median_of(base, one, a.repeat)
+        # Round-robin: every round runs each row once, so a slow spell of the host (this
+        # machine's speed drifts by up to 30% over minutes) weighs on all rows alike.
+        runs: dict[tuple[str, str], list[Run]] = {}
+        for _ in tqdm(range(a.repeat), desc="rounds", file=sys.stderr):
+            for label, opts, _, _ in ROWS:
+                for kind, stdin in (("load", empty), ("full", text)):
+                    runs.setdefault((label, kind), []).append(
+                        run_once(base + ["--preload"] + opts, stdin))
+            runs.setdefault(("single", ""), []).append(run_once(base, one))
+        results = [(label, senna, target, median(runs[label, "load"]),
+                    median(runs[label, "full"])) for label, _, senna, target in ROWS]
+        single = median(runs["single", ""])
     load_after = os.getloadavg()
 
     print(f"{len(sentences):,} sentences, {tokens:,} tokens ({', '.join(SOURCES)}); "
