@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain
+from itertools import chain, compress
 from operator import attrgetter, itemgetter
 
 from senna.document import Sentence
@@ -135,10 +135,8 @@ def _word_by_word(words: Sequence[str], tags: Sequence[str]) -> list[str]:
         if not any(c.isalnum() or c in _COMMAS for c in words[i]):
             out[i] = ":"
     rules = list(map(_WORD_RULES.__getitem__, words))
-    if any(rules):
-        for i, new in enumerate(rules):
-            if new:
-                out[i] = new
+    for i in compress(range(len(rules)), rules):   # Python only where a rule fires
+        out[i] = rules[i]
     return out
 
 

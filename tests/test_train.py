@@ -167,6 +167,39 @@ def test_models_from_an_embeddings_directory_store_only_changed_rows(tmp_path, f
         load_model(moved / "model")
 
 
+@pytest.mark.slow
+def test_compact_stores_a_models_own_rows_in_float16(tmp_path):
+    """`senna compact --rows float16` halves the stored rows; the runtime and the training
+    network then read the same rounded table and tag alike; the card says so."""
+    from senna.cli.main import main
+    from senna.embeddings import save_embeddings
+
+    rng = np.random.default_rng(0)
+    words = ["PADDING", "RARE"] + [f"w{i}" for i in range(300)] + ["the", "peter", "."]
+    save_embeddings(tmp_path / "emb", words, rng.normal(size=(len(words), 8)),
+                    dtype="float16")
+    cfg = small_config(tmp_path, "ner-window-sll", embeddings=str(tmp_path / "emb"))
+    train(cfg)
+    before = load_model(cfg.out).weights["emb.tables.0.weight"]
+    assert main(["compact", cfg.out, "--rows", "float16"]) == 0
+    with np.load(Path(cfg.out) / "weights.npz") as z:
+        assert z["emb.tables.0.values"].dtype == np.float16
+        assert z["l1.weight"].dtype == np.float32
+        rows = z["emb.tables.0.rows"]
+    saved = load_model(cfg.out)
+    table = saved.weights["emb.tables.0.weight"]
+    np.testing.assert_array_equal(table[rows], before[rows].astype(np.float16))
+    task = get_task("ner")
+    sentences = read_dataset(cfg.train, task.fmt)
+    net = network_from_saved(saved)
+    assert predict_gold_inputs(TaskModel.load(cfg.out), task, sentences) == predict_tags(
+        net, make_examples(task, sentences, saved.featurizer), saved)
+    assert "kept in float16" in (Path(cfg.out) / "MODEL_CARD.md").read_text()
+    plain = small_config(tmp_path / "plain", "ner-window-sll")   # no embeddings: no rows
+    train(plain)
+    assert main(["compact", plain.out, "--rows", "float16"]) == 1
+
+
 def test_gazetteer_dropout_only_touches_gazetteer_flags():
     from senna import features as F
     from senna.features import Featurizer, Gazetteer

@@ -191,9 +191,15 @@ def save_model(path: str | os.PathLike, model: SavedModel) -> None:
         model.featurizer.vocabs[spec.name].save(path / "vocab" / f"{spec.name}.lst")
     if model.featurizer.gazetteer is not None:
         model.featurizer.gazetteer.save(path / "gazetteer.lst")
+    rows_dtype = np.dtype(model.info.get("rows_dtype", "float32"))   # see senna.cli.compact
+
+    def stored(name: str, v: np.ndarray) -> np.ndarray:
+        if name.endswith(".rows"):
+            return v
+        return np.asarray(v, dtype=rows_dtype if name.endswith(".values") else np.float32)
+
     tmp = path / "weights.tmp.npz"
-    np.savez(tmp, **{k: v if k.endswith(".rows") else np.asarray(v, dtype=np.float32)
-                     for k, v in weights.items()})
+    np.savez(tmp, **{k: stored(k, v) for k, v in weights.items()})
     os.replace(tmp, path / "weights.npz")
     info = dict(model.info)
     if base is not None:  # relative, so that a model directory moves with its embeddings

@@ -37,6 +37,9 @@ def card_text(config: dict) -> str:
         f"- Training data: `{cfg.get('train')}`",
         f"- Dev data: `{dev_data}`",
         f"- Licence of the data: {task.licence}",
+        *([f"- The word-table rows it stores (those that differ from the embeddings) are "
+           f"kept in {config['rows_dtype']} (`{config.get('compacted', '')}`)."]
+          if config.get("rows_dtype", "float32") != "float32" else []),
         *([f"- Word table initialised from `{cfg['embeddings']}`"
            + (" and kept fixed" if cfg.get("fixed_embeddings") else "")
            + ": see its own card for the text it was trained on and that text's licence"
