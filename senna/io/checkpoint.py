@@ -111,7 +111,9 @@ class OverlayTable:
     def __init__(self, base: np.ndarray, divisor: float, words: FileIndex, vocab: Vocab,
                  own_rows: np.ndarray, own: np.ndarray):
         self.base, self.divisor, self.words, self.vocab = base, divisor, words, vocab
-        self.own = np.asarray(own, dtype=np.float32)
+        # in the stored precision (`senna compact`: float16 halves the memory too); the
+        # gathered rows are float32
+        self.own = own if own.dtype in (np.float16, np.float32) else own.astype(np.float32)
         self.src = np.full(len(vocab), self.UNKNOWN, dtype=np.int32)
         self.src[own_rows] = ~np.arange(len(own_rows))  # negative: -1 - (index into own)
         self.shape = (len(vocab), base.shape[1])
