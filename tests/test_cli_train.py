@@ -134,13 +134,13 @@ def test_a_joint_config_finds_its_task_recipes_beside_it(tmp_path, monkeypatch):
     import senna.cli.train as cli
 
     (tmp_path / "srl.json").write_text(json.dumps(
-        {**json.loads((ROOT / "recipes" / "srl.json").read_text()), "dropout_hidden": 0.3}))
+        {**json.loads((ROOT / "recipes" / "srl.json").read_text()), "dropout_hidden": 0.7}))
     (tmp_path / "joint.json").write_text(json.dumps(
         {"tasks": {"srl": "srl.json"}, "lm_corpus": "corpus", "out": str(tmp_path / "run")}))
     built = []
     monkeypatch.setattr(cli, "train_jointly", lambda cfg: built.append(cfg) or 0)
     monkeypatch.chdir(ROOT)
     assert cli.main(["--config", str(tmp_path / "joint.json")]) == 0
-    assert built[0].tasks["srl"]["dropout_hidden"] == 0.3
+    assert built[0].tasks["srl"]["dropout_hidden"] == 0.7
     assert cli.main(["--config", str(tmp_path / "joint.json"), "--recipes", "recipes"]) == 0
-    assert "dropout_hidden" not in built[1].tasks["srl"]
+    assert built[1].tasks["srl"].get("dropout_hidden") != 0.7
