@@ -60,6 +60,7 @@ def card_text(config: dict) -> str:
         "Retrain with:",
         "",
         f"    {joint['command'] if joint else tr.get('command', 'senna train --config ...')}",
+        *([f"    {config['compacted']}"] if config.get("compacted") else []),
         "",
         "Settings:",
         "",
