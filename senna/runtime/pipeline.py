@@ -60,8 +60,8 @@ def token_ranges(lengths: Sequence[int], max_tokens: int) -> Iterator[tuple[int,
 
 # Tokens per window-network and Viterbi pass.  Viterbi takes one step per position of the
 # batch's longest sentence whatever the batch size, so fewer, larger passes cost less: the
-# CLI's 1024-sentence batches (about 15,000 tokens of news or web text) go in one pass
-# (POS decoding 90 -> 72 ms on the 76,328 tokens of bench/speed.py).  The network works in
+# CLI's 1024-sentence batches (about 15,000 tokens of news or web text) go in one pass, with
+# half the Viterbi steps of 8,192-token passes.  The network works in
 # chunks of senna.runtime.kernels.CHUNK words, so memory grows only with the emissions
 # (32,768 x 50 tags x 4 bytes = 6.5 MB for POS).
 MAX_TOKENS = 32768
