@@ -49,7 +49,17 @@ LEVERS = {"base": ("", [], "shipped recipe"),
           "nosuffix": ("", ["--features", "basic+chars:30"],
                        "characters without the suffix feature (basic+chars:30; POS)"),
           "decay": ("", ["--lr-decay", "0.1"],
-                    "+ learning-rate decay (lr / (1 + 0.1 (epoch - 1)))")}
+                    "+ learning-rate decay (lr / (1 + 0.1 (epoch - 1)))"),
+          # session 8: what the first layer's width and Viterbi cost against what they give
+          "hidden200": ("", ["--hidden", "200"], "hidden layer of 200 units instead of 300"),
+          "hidden150": ("", ["--hidden", "150"], "hidden layer of 150 units"),
+          "hidden100": ("", ["--hidden", "100"], "hidden layer of 100 units"),
+          "wll": ("", ["--criterion", "wll"], "word-level log-likelihood (no Viterbi)"),
+          "wll-hidden200": ("", ["--criterion", "wll", "--hidden", "200"],
+                            "word-level log-likelihood, 200 units"),
+          "wll-hidden150": ("", ["--criterion", "wll", "--hidden", "150"],
+                            "word-level log-likelihood, 150 units"),
+          "window7": ("", ["--window", "7"], "a window of 7 words instead of 5")}
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 SPEED = """

@@ -144,3 +144,21 @@ def test_a_joint_config_finds_its_task_recipes_beside_it(tmp_path, monkeypatch):
     assert built[0].tasks["srl"]["dropout_hidden"] == 0.7
     assert cli.main(["--config", str(tmp_path / "joint.json"), "--recipes", "recipes"]) == 0
     assert built[1].tasks["srl"].get("dropout_hidden") != 0.7
+
+
+def test_a_joint_task_changes_some_settings_of_its_recipe(tmp_path, monkeypatch):
+    """{"recipe": file, setting: value}: the recipe's settings with those changed (CHUNK
+    and PT0's joint run trains its POS partner with the 300-unit layer they share, while
+    the shipped POS recipe has 100)."""
+    import senna.cli.train as cli
+
+    (tmp_path / "joint.json").write_text(json.dumps(
+        {"tasks": {"pos": {"recipe": "pos.json", "hidden": 240}, "chunk": "chunk.json"},
+         "out": str(tmp_path / "run")}))
+    built = []
+    monkeypatch.setattr(cli, "train_jointly", lambda cfg: built.append(cfg) or 0)
+    monkeypatch.chdir(ROOT)
+    assert cli.main(["--config", str(tmp_path / "joint.json"), "--recipes", "recipes"]) == 0
+    recipe = json.loads((ROOT / "recipes" / "pos.json").read_text())
+    assert built[0].tasks["pos"] == {**recipe, "hidden": 240}
+    assert built[0].tasks["chunk"] == json.loads((ROOT / "recipes" / "chunk.json").read_text())

@@ -122,20 +122,26 @@ class JointConfig:
 
     @classmethod
     def from_dict(cls, d: dict, base: Path | None = None) -> JointConfig:
-        """`tasks` maps each task to a dict of settings or to a recipe file (JSON) holding
-        them, relative to `base`."""
+        """`tasks` maps each task to a dict of settings, to a recipe file (JSON) holding
+        them, relative to `base`, or to {"recipe": file, setting: value, ...}: the file's
+        settings with some changed (a partner trained as the run needs it, e.g. with the
+        hidden layer it shares, while its own shipped recipe differs)."""
         known = {f.name for f in fields(cls)}
         if set(d) - known:
             raise ValueError(f"unknown joint training settings {sorted(set(d) - known)}")
         tasks = {}
         for name, settings in d.get("tasks", {}).items():
+            changed = {}
+            if isinstance(settings, dict) and "recipe" in settings:
+                changed = {k: v for k, v in settings.items() if k != "recipe"}
+                settings = settings["recipe"]
             if isinstance(settings, str):
                 path = (base or Path()) / settings
                 try:
                     settings = json.loads(path.read_text(encoding="utf-8"))
                 except (OSError, json.JSONDecodeError) as e:
                     raise ValueError(f"{path}: cannot read the {name} settings ({e})") from None
-            tasks[get_task(name).name] = dict(settings)
+            tasks[get_task(name).name] = {**settings, **changed}
         return cls(**{**d, "tasks": tasks})
 
     def common(self, key: str):
