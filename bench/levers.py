@@ -58,8 +58,7 @@ LEVERS = {"base": ("", [], "shipped recipe"),
           "wll-hidden200": ("", ["--criterion", "wll", "--hidden", "200"],
                             "word-level log-likelihood, 200 units"),
           "wll-hidden150": ("", ["--criterion", "wll", "--hidden", "150"],
-                            "word-level log-likelihood, 150 units"),
-          "window7": ("", ["--window", "7"], "a window of 7 words instead of 5")}
+                            "word-level log-likelihood, 150 units")}
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 SPEED = """
