@@ -7,9 +7,10 @@ recipe (shipped embeddings, its features, epochs) against the same recipe with `
 
 Run from the repository root (the recipes name ../shared/data/...).  Every run is an
 ordinary `senna train` command, listed under the table; finished runs are not trained again
-and interrupted ones resume from their checkpoints.  With several `--seeds` (1 is the
-recipes'), scores are given per seed with their mean, the gain is the mean over seeds of
-the difference with the recipe's run of the same seed, and minutes are means.
+and interrupted ones resume from their checkpoints.  Each run is given its seed (over a
+recipe's own `seed` setting).  With several `--seeds`, scores are given per seed with
+their mean, the gain is the mean over seeds of the difference with the recipe's run of the
+same seed, and minutes are means.
 
 Tagging speed (the first seed's models) is the NumPy runtime on the task's dev sentences
 (`TaskModel.predict`, batches of 256 sentences) in a fresh single-threaded process per
@@ -58,7 +59,20 @@ LEVERS = {"base": ("", [], "shipped recipe"),
           "wll-hidden200": ("", ["--criterion", "wll", "--hidden", "200"],
                             "word-level log-likelihood, 200 units"),
           "wll-hidden150": ("", ["--criterion", "wll", "--hidden", "150"],
-                            "word-level log-likelihood, 150 units")}
+                            "word-level log-likelihood, 150 units"),
+          # session 9: context, step size, the average of the weights SGD visits
+          "window7": ("", ["--window", "7"], "window of 7 words instead of 5"),
+          "lr2": ("", ["--lr", "0.1"], "learning rate 0.1 instead of 0.05"),
+          "lrhalf": ("", ["--lr", "0.025"], "learning rate 0.025"),
+          "average": ("", ["--average", "0.9997"],
+                      "weight averaging (moving average, decay 0.9997 per step)"),
+          "lr2-average": ("", ["--lr", "0.1", "--average", "0.9997"],
+                          "learning rate 0.1 and weight averaging"),
+          "patience12": ("", ["--patience", "12"],
+                         "early stopping after 12 epochs without a better dev score, not 6"),
+          # NER: gold sentences plus silver ones (written by recipes/ner-silver.sh)
+          "silver": ("", ["--train", "runs/ner-silver/train.conll"],
+                     "+ 8,000 silver sentences (Reuters-21578, tagged by 3 NER taggers' vote)")}
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 SPEED = """
@@ -106,7 +120,7 @@ print(json.dumps(out))
 
 
 def run_name(task: str, lever: str, seed: int) -> str:
-    """Seed 1 is the recipes' (their default): its runs carry no suffix."""
+    """Seed 1's runs carry no suffix."""
     return f"{task}-{lever}" + (f"-seed{seed}" if seed != 1 else "")
 
 
@@ -117,7 +131,7 @@ def commands(out: Path, recipes: Path, tasks: tuple[str, ...], seeds: list[int],
         for task in tasks:
             recipe = recipes / f"{task}.json"
             base = ["senna", "train", "--config", str(recipe), "--threads", "1"]
-            base += ["--seed", str(seed)] if seed != 1 else []
+            base += ["--seed", str(seed)]   # also over a recipe's own seed
             features = json.loads(recipe.read_text())["features"]
             for lever in levers:
                 addition, extra, _ = LEVERS[lever]
@@ -198,7 +212,7 @@ def table(out: Path, cmds: dict[str, list[str]], tasks: tuple[str, ...], seeds: 
 def main() -> int:
     p = recipe_runs_parser(__doc__, "runs/levers")
     p.add_argument("--tasks", default=",".join(TASKS))
-    p.add_argument("--seeds", default="1", help="comma-separated seeds (1: the recipes')")
+    p.add_argument("--seeds", default="1", help="comma-separated seeds")
     p.add_argument("--levers", default=",".join(LEVERS), help="comma-separated rows")
     p.add_argument("--repeat", type=int, default=3, help="tagging passes per model (best)")
     a = p.parse_args()

@@ -38,6 +38,17 @@ def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
     return train, dev
 
 
+def load_dev(cfg, task: TaskSpec) -> list:
+    """The dev half of `load_splits`, reading the training file only when dev is cut from it:
+    a run's training file may be a derived one (silver data under runs/) that is not kept."""
+    if not cfg.dev:
+        return load_splits(cfg, task)[1]
+    dev = read_dataset(cfg.dev, task.fmt)
+    if cfg.extra_columns:
+        attach_columns(dev, cfg.extra_columns.split(",")[-1])
+    return dev
+
+
 def rebase(path: str | None, data_root: Path) -> str | None:
     """'../shared/data/ewt/x' or '/any/where/data/ewt/x' -> str(data_root / 'ewt/x')."""
     if not path:
@@ -59,7 +70,7 @@ def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
     if extra:
         settings["extra_columns"] = ",".join(rebase(p, Path(data_root)) for p in extra.split(","))
     task = get_task(config["task"])
-    dev = load_splits(SimpleNamespace(**settings), task)[1]
+    dev = load_dev(SimpleNamespace(**settings), task)
     from senna.runtime.model import TaskModel
     from senna.train.cascade import parse_spec, tag_column  # no torch needed
     for column, path in parse_spec(settings.get("predicted_columns") if predicted else None):

@@ -112,19 +112,25 @@ def test_ship_sends_only_the_named_tasks_to_models(tmp_path):
 
 
 @pytest.mark.slow
-def test_resume_equals_uninterrupted(tmp_path):
-    full = config(tmp_path / "a", tasks=("pos", "ner"), epochs=2)
-    train_joint(full)
-    first = config(tmp_path / "b", tasks=("pos", "ner"), epochs=1)
-    train_joint(first)
-    again = config(tmp_path / "b", tasks=("pos", "ner"), epochs=2)
-    train_joint(again)
-    for name in ("pos", "ner"):
+@pytest.mark.parametrize("average", [0.0, 0.99])
+def test_resume_equals_uninterrupted(tmp_path, average):
+    def run(where, epochs):   # POS with weight averaging when `average`, NER without
+        cfg = config(where, tasks=("pos", "ner"), epochs=epochs)
+        cfg.tasks["pos"]["average"] = average
+        return cfg, train_joint(cfg)
+
+    full, state = run(tmp_path / "a", 2)
+    run(tmp_path / "b", 1)
+    again, _ = run(tmp_path / "b", 2)
+    subs = ["pos", "ner"] + (["pos/average"] if average else [])
+    for name in subs:
         a = load_model(Path(full.out) / "checkpoint" / name).weights
         b = load_model(Path(again.out) / "checkpoint" / name).weights
         assert a.keys() == b.keys()
         for k in a:
             np.testing.assert_array_equal(a[k], b[k], err_msg=f"{name} {k}")
+    assert [set(h.get("dev_last", {})) for h in state["history"]] == \
+        [{"pos"} if average else set()] * 2
 
 
 @pytest.fixture(scope="module")

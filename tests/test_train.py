@@ -275,6 +275,57 @@ def test_dropout_and_lr_decay_resume_exactly_and_change_training(tmp_path):
 
 
 def test_bad_dropout_and_decay_are_refused(tmp_path):
-    for kw in (dict(dropout_input=1.0), dict(dropout_hidden=-0.1), dict(lr_decay=-1.0)):
-        with pytest.raises(ValueError, match="dropout|decay"):
+    for kw in (dict(dropout_input=1.0), dict(dropout_hidden=-0.1), dict(lr_decay=-1.0),
+               dict(average=1.0), dict(average=-0.5)):
+        with pytest.raises(ValueError, match="dropout|decay|average"):
             small_config(tmp_path, "ner-window-sll", **kw)
+
+
+def test_weight_average_is_the_bias_corrected_moving_average():
+    from senna.train.averaging import WeightAverage
+    net = torch.nn.Linear(3, 2)
+    avg = WeightAverage(net, decay=0.9, every=2)
+    seen, steps = [], 0
+    for _ in range(7):   # seven optimizer steps: the average moves after steps 2, 4 and 6
+        with torch.no_grad():
+            net.weight.add_(torch.randn_like(net.weight))
+        avg.update()
+        steps += 1
+        if steps % 2 == 0:
+            seen.append(net.weight.detach().clone())
+    d = 0.9 ** 2
+    expected = sum(d ** (len(seen) - 1 - i) * w for i, w in enumerate(seen)) \
+        * (1 - d) / (1 - d ** len(seen))
+    torch.testing.assert_close(avg.net.weight, expected)
+    assert not torch.equal(avg.net.weight, net.weight)
+
+
+@pytest.mark.slow
+def test_averaged_weights_are_saved_scored_and_resume_exactly(tmp_path):
+    a = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "a"), epochs=3,
+                     average=0.99)
+    b = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "b"), epochs=1,
+                     average=0.99)
+    state = train(a)
+    train(b)
+    b.epochs = 3
+    train(b)
+    assert all("dev_last" in h for h in state["history"])   # the last iterate's score too
+    best, last = load_model(a.out), load_model(Path(a.out) / "checkpoint")
+    for k in best.weights:   # the model kept is the average, the checkpoint the iterate
+        if best.info["training"]["epochs"] == 3 and k.endswith("weight"):
+            assert not np.array_equal(best.weights[k], last.weights[k])
+    for sub in ("checkpoint", "checkpoint/average"):
+        wa = load_model(Path(a.out) / sub).weights
+        wb = load_model(Path(b.out) / sub).weights
+        for k in wa:
+            np.testing.assert_array_equal(wa[k], wb[k])
+    # the saved model is the average and reproduces the dev score it was kept for
+    saved = load_model(a.out)
+    task = get_task("ner")
+    sents = read_dataset(a.dev, task.fmt)
+    from senna.train.scoring import evaluate_model
+    net = network_from_saved(saved)
+    examples = make_examples(task, sents, saved.featurizer)
+    assert evaluate_model(saved, net, task, sents, examples)["score"] == pytest.approx(
+        state["best"])

@@ -15,6 +15,16 @@ def partners(joint: dict, name: str) -> list[str]:
     return [t for t in joint["tasks"] if t != name] + joint.get("auxiliary", [])
 
 
+def silver_text(source: dict | None) -> str:
+    """What a training file written by senna.train.silver holds."""
+    if not source:
+        return ""
+    gold = f"`{source['gold']}` plus " if source.get("gold") else ""
+    return (f": {gold}{source['silver_sentences']:,} sentences of `{source['text']}` tagged by "
+            f"a vote of {', '.join(f'`{t}`' for t in source['teachers'])} "
+            "(`senna.train.silver`; that text's licence applies too)")
+
+
 def card_text(config: dict) -> str:
     tr = config.get("training", {})
     cfg = tr.get("config", {})
@@ -34,7 +44,7 @@ def card_text(config: dict) -> str:
               and len(joint["tasks"]) > 1 else "")
            + f"; {joint['sampling']} task sampling)"] if joint else []),
         f"- Features: {', '.join(f['name'] for f in config['features'])}",
-        f"- Training data: `{cfg.get('train')}`",
+        f"- Training data: `{cfg.get('train')}`" + silver_text(tr.get("train_source")),
         f"- Dev data: `{dev_data}`",
         f"- Licence of the data: {task.licence}",
         *([f"- The word-table rows it stores (those that differ from the embeddings) are "

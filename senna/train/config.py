@@ -78,6 +78,9 @@ class TrainConfig:
     dropout_hidden: float = setting("dropout probability (0-1) on the hidden layer, in "
                                     "training", 0.0)
     lr_decay: float = setting("learning rate at epoch e: lr / (1 + lr_decay * (e - 1))", 0.0)
+    average: float = setting("weight averaging: 0 (off), or the decay per update of a moving "
+                             "average of the weights, which the dev score and the saved model "
+                             "then use (e.g. 0.999)", 0.0)
 
     def __post_init__(self) -> None:
         check(self)
@@ -122,6 +125,8 @@ def problems(cfg: TrainConfig) -> list[str]:
     for name in ("dropout_input", "dropout_hidden"):
         if not 0 <= getattr(cfg, name) < 1:
             out.append(f"{option(name)} must be in [0, 1), got {getattr(cfg, name)}")
+    if not 0 <= cfg.average < 1:
+        out.append(f"--average must be in [0, 1) (0: off), got {cfg.average}")
     if cfg.lr_decay < 0:
         out.append(f"--lr-decay must be 0 or more, got {cfg.lr_decay}")
     if not 0 <= cfg.gazetteer_dropout <= 1:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -46,10 +46,10 @@ from senna.nn.networks import (
     load_weights,
     share_first_layer,
     share_table,
-    weights_of,
 )
 from senna.tasks import TaskSpec, get_task
 from senna.train.auxiliary import LanguageModelTask, RankingTask, SynonymTask
+from senna.train.averaging import AVERAGE_DIR, WeightAverage, averaged, score_epoch
 from senna.train.card import write_card
 from senna.train.data import Batch, Example, batches, make_examples
 from senna.train.loop import (
@@ -62,7 +62,6 @@ from senna.train.loop import (
     step_loss,
     training_splits,
 )
-from senna.train.scoring import evaluate_model
 from senna.train.setup import word_vocab
 
 SAMPLING = ("proportional", "uniform")
@@ -179,6 +178,7 @@ class Member:
     rates: list[float] = field(default_factory=list)
     best: float = -1.0
     best_epoch: int = 0
+    avg: WeightAverage | None = None   # the weights' moving average (its settings' --average)
 
     @property
     def name(self) -> str:
@@ -335,8 +335,11 @@ def train_joint(cfg: JointConfig) -> dict:
     for m in members:   # the first epoch's rates, before a resumed optimizer's decayed ones
         m.rates = [g["lr"] for g in m.opt.param_groups]
     state = resume(out, members, aux, shared_opt)
+    for m in members:
+        m.avg = averaged(m.cfg, m.net, out / "checkpoint" / m.spec.name, state)
     if state["epoch"]:
         print(f"resumed {out} after epoch {state['epoch']}")
+    averages = [m.avg for m in members if m.avg]
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
         rng = np.random.default_rng([cfg.common("seed"), epoch])
@@ -359,14 +362,19 @@ def train_joint(cfg: JointConfig) -> dict:
             loss.backward()
             m.opt.step()
             shared_opt.step()
+            for a in averages:   # each step moves shared weights: every average follows
+                a.update()
             losses[m.name] += loss.item()
         state["seconds"] += time.perf_counter() - t0
         state["epoch"] = epoch
-        scores = end_of_epoch(members, epoch, state["seconds"])
+        scores, last = end_of_epoch(members, epoch, state["seconds"])
         scores.update({a.name: a.evaluate() for a in aux})
         state["history"].append({"epoch": epoch, "seconds": round(state["seconds"], 1),
                                  "dev": scores, "loss": {m.name: losses[m.name] / m.steps
                                                          for m in units}})
+        if last:   # the last iterates' scores of the averaged tasks
+            state["history"][-1]["dev_last"] = last
+            state["average_steps"] = averages[0].steps
         state["best"] = {m.spec.name: {"score": m.best, "epoch": m.best_epoch}
                          for m in members}
         tqdm.write(f"epoch {epoch}: " + "  ".join(f"{k} {v:.2f}" for k, v in scores.items())
@@ -382,21 +390,24 @@ def train_joint(cfg: JointConfig) -> dict:
     return state
 
 
-def end_of_epoch(members: list[Member], epoch: int, seconds: float) -> dict[str, float]:
+def end_of_epoch(members: list[Member], epoch: int, seconds: float
+                 ) -> tuple[dict[str, float], dict[str, float]]:
     """Score every task on dev; save the ones that improved (in their settings' `out`,
-    `JointConfig.model_dir`)."""
-    scores = {}
+    `JointConfig.model_dir`); -> (scores, the last iterates' scores of averaged tasks)."""
+    scores, last = {}, {}
     for m in members:
-        m.saved.weights = weights_of(m.net)
-        score = evaluate_model(m.saved, m.net, m.spec, m.dev, m.dev_examples)
+        score, kept, last_score = score_epoch(m.saved, m.net, m.avg, m.spec, m.dev,
+                                              m.dev_examples)
         scores[m.spec.name] = score["score"]
+        if last_score is not None:
+            last[m.spec.name] = last_score
         if score["score"] > m.best:
             m.best, m.best_epoch = score["score"], epoch
             m.saved.info["dev"] = score
             m.saved.info["training"].update(epochs=epoch, seconds=round(seconds, 1))
-            save_model(Path(m.cfg.out), m.saved)
+            save_model(Path(m.cfg.out), kept)
             write_card(Path(m.cfg.out))
-    return scores
+    return scores, last
 
 
 def checkpoint(out: Path, members: list[Member], aux: list[RankingTask],
@@ -404,6 +415,9 @@ def checkpoint(out: Path, members: list[Member], aux: list[RankingTask],
     """The last weights of every task and the optimizers' state, for an exact resume."""
     for m in members:
         save_model(out / "checkpoint" / m.spec.name, m.saved)
+        if m.avg:
+            save_model(out / "checkpoint" / m.spec.name / AVERAGE_DIR,
+                       replace(m.saved, weights=m.avg.weights()))
     optim = {"shared": shared_opt.state_dict(),
              **{m.name: m.opt.state_dict() for m in [*members, *aux]}}
     torch.save(optim, out / "checkpoint" / "optimizers.pt")

@@ -30,16 +30,16 @@ from senna.nn.networks import (
     build_network,
     fan_in,
     load_weights,
-    weights_of,
 )
 from senna.tasks import TaskSpec, get_task
+from senna.train.averaging import AVERAGE_DIR, averaged, score_epoch
 from senna.train.card import write_card
 from senna.train.cascade import predict_columns
 from senna.train.config import TrainConfig
 from senna.train.data import batches, make_examples
 from senna.train.resume import resume, save_optimizer
-from senna.train.scoring import evaluate_model
 from senna.train.setup import initial_embeddings, word_vocab
+from senna.train.silver import SOURCE_SUFFIX
 from senna.vocab import TagSet, Vocab
 
 
@@ -65,6 +65,9 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
     info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
             "training": {"config": asdict(cfg), "command": command_line()}}
+    source = Path(cfg.train + SOURCE_SUFFIX)   # a file senna.train.silver wrote
+    if source.is_file():
+        info["training"]["train_source"] = json.loads(source.read_text(encoding="utf-8"))
     j = featurizer.index(WordFeature)
     if cfg.embeddings:
         _, divisor = initial_embeddings(net, featurizer, cfg.embeddings)
@@ -181,6 +184,7 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
     opt = optimizer(net.named_parameters(), cfg.lr, cfg.optimizer)
     rates = [g["lr"] for g in opt.param_groups]
     state = resume(out, cfg, net, saved, opt)
+    avg = averaged(cfg, net, out / "checkpoint", state)
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
         start_epoch(net, opt, rates, cfg, epoch)
@@ -194,21 +198,27 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
             loss = step_loss(net, batch)
             loss.backward()
             opt.step()
+            if avg:
+                avg.update()
             total += loss.item()
-        saved.weights = weights_of(net)
-        score = evaluate_model(saved, net, task, dev_sents, dev_examples)
+        score, kept, last = score_epoch(saved, net, avg, task, dev_sents, dev_examples)
+        row = {"epoch": epoch, "loss": total / len(examples)}
+        if avg:   # the last iterate's score too: one run measures what averaging gives
+            row["dev_last"], state["average_steps"] = last, avg.steps
         state["seconds"] += time.perf_counter() - t0
         state["epoch"] = epoch
-        state["history"].append({"epoch": epoch, "loss": total / len(examples),
-                                 "dev": score["score"], "seconds": round(state["seconds"], 1)})
+        state["history"].append({**row, "dev": score["score"],
+                                 "seconds": round(state["seconds"], 1)})
         tqdm.write(f"epoch {epoch}: loss {total / len(examples):.4f}  dev {score['score']:.2f}"
                    f"  ({state['seconds'] / 60:.1f} min)")
         if score["score"] > state["best"]:
             state["best"], state["best_epoch"] = score["score"], epoch
             saved.info["dev"] = score
             saved.info["training"].update(epochs=epoch, seconds=round(state["seconds"], 1))
-            save_model(out, saved)
+            save_model(out, kept)
         save_model(out / "checkpoint", saved)
+        if avg:
+            save_model(out / "checkpoint" / AVERAGE_DIR, kept)
         save_optimizer(out / "checkpoint", opt, epoch)
         (out / "checkpoint" / "state.json").write_text(json.dumps(state, indent=1))
         plot_curve(state["history"], out / "curve.png", task.metric)

@@ -1,0 +1,66 @@
+"""Silver NER data (senna.train.silver): unlabeled text tagged by the shipped NER model,
+written after the gold sentences in the CoNLL-2003 format the trainer reads."""
+
+import json
+import lzma
+
+from conftest import FIX, MODELS
+
+from senna.io.conll import read_conll2003
+from senna.train.card import silver_text
+from senna.train.silver import SOURCE_SUFFIX, main, sentences, text_lines
+
+TEXT = ("BANK RATES RISE IN LONDON\n"                          # a headline: skipped
+        "Too short here.\n"                                     # under 5 tokens: skipped
+        "Mr. Smith flew to Paris on Monday to meet the board of Airbus.\n"
+        "The European Commission said on Thursday it disagreed with German advice.\n"
+        "\n")
+
+
+def test_sentences_skip_headlines_and_fragments(tmp_path):
+    path = tmp_path / "a.txt.xz"
+    with lzma.open(path, "wt", encoding="utf-8") as f:
+        f.write(TEXT)
+    got = sentences(text_lines(path), limit=10)
+    assert [s[:2] for s in got] == [["Mr.", "Smith"], ["The", "European"]]
+    assert sentences(text_lines(path), limit=1) == got[:1]
+
+
+def test_silver_file_follows_the_gold_one_and_reads_back(tmp_path):
+    text = tmp_path / "a.txt"
+    text.write_bytes(TEXT.encode() + b"Bad \xff bytes do not stop Ms. Jones in Berlin.\n")
+    out = tmp_path / "train.conll"
+    gold = FIX / "ner_small.conll"
+    assert main(["--teachers", f"{MODELS / 'ner'},{MODELS / 'ner'}", "--text", str(text),
+                 "--gold", str(gold), "--sentences", "5", "--out", str(out)]) == 0
+    n_gold = len(read_conll2003(gold))
+    got = read_conll2003(out)
+    silver = got[n_gold:]
+    assert len(silver) == 3 and silver[0].words[:2] == ["Mr.", "Smith"]
+    tags = dict(zip(silver[0].words, silver[0].columns["ner"], strict=True))
+    assert tags["Paris"].endswith("LOC") and tags["Smith"].endswith("PER")
+    source = json.loads((tmp_path / ("train.conll" + SOURCE_SUFFIX)).read_text())
+    assert source["silver_sentences"] == 3 and source["gold"] == str(gold)
+    assert "3 sentences of" in silver_text(source) and str(gold) in silver_text(source)
+
+
+def test_the_shipped_silver_model_card_says_what_its_training_file_holds():
+    card = (MODELS / "ner" / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert "8,000 sentences of `../shared/data/lm/reuters21578_news.txt.xz`" in card
+
+
+def test_a_missing_teacher_or_text_is_an_error_not_a_traceback(tmp_path, capsys):
+    assert main(["--teachers", str(tmp_path / "none"), "--text", str(tmp_path / "x"),
+                 "--out", str(tmp_path / "o")]) == 1
+    assert "error:" in capsys.readouterr().err
+
+
+def test_a_model_trained_on_a_silver_file_that_is_gone_still_finds_its_dev_set(tmp_path):
+    # The shipped NER names runs/ner-silver/train.conll, which a fresh checkout lacks.
+    from senna.datasets import recorded_dev_set
+    settings = {"train": str(tmp_path / "runs/gone.conll"), "dev": str(FIX / "ner_small.conll"),
+                "dev_fraction": 0.1, "extra_columns": None, "predicted_columns": None}
+    (tmp_path / "config.json").write_text(json.dumps(
+        {"task": "ner", "training": {"config": settings}}))
+    _, dev = recorded_dev_set(tmp_path, tmp_path)
+    assert len(dev) == len(read_conll2003(FIX / "ner_small.conll"))
