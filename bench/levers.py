@@ -70,9 +70,14 @@ LEVERS = {"base": ("", [], "shipped recipe"),
                           "learning rate 0.1 and weight averaging"),
           "patience12": ("", ["--patience", "12"],
                          "early stopping after 12 epochs without a better dev score, not 6"),
-          # NER: gold sentences plus silver ones (written by recipes/ner-silver.sh)
-          "silver": ("", ["--train", "runs/ner-silver/train.conll"],
-                     "+ 8,000 silver sentences (Reuters-21578, tagged by 3 NER taggers' vote)")}
+          # gold sentences plus silver ones (SILVER: written by recipes/<task>-silver.sh)
+          "silver": ("", ["--train", "{silver}"],
+                     "+ silver sentences (unlabeled text tagged by 3 taggers' vote)"),
+          "silver-patience12": ("", ["--train", "{silver}", "--patience", "12"],
+                                "+ silver sentences and patience 12")}
+# The silver training file of each task: gold sentences, then 8,000 sentences of
+# Reuters-21578 (NER) or Wikipedia (POS, enwiki_c) tagged by a vote of three recipe runs.
+SILVER = {"ner": "runs/ner-silver/train.conll", "pos": "runs/pos-silver/train.pos"}
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 SPEED = """
@@ -135,6 +140,7 @@ def commands(out: Path, recipes: Path, tasks: tuple[str, ...], seeds: list[int],
             features = json.loads(recipe.read_text())["features"]
             for lever in levers:
                 addition, extra, _ = LEVERS[lever]
+                extra = [x.format(silver=SILVER.get(task, "")) for x in extra]
                 options = (["--features", features + addition] if addition else []) + extra
                 name = run_name(task, lever, seed)
                 cmds[name] = [*base, *options, "--out", str(out / name)]

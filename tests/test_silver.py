@@ -6,7 +6,7 @@ import lzma
 
 from conftest import FIX, MODELS
 
-from senna.io.conll import read_conll2003
+from senna.io.conll import read_conll2003, read_tagged
 from senna.train.card import silver_text
 from senna.train.silver import SOURCE_SUFFIX, main, sentences, text_lines
 
@@ -47,6 +47,27 @@ def test_silver_file_follows_the_gold_one_and_reads_back(tmp_path):
 def test_the_shipped_silver_model_card_says_what_its_training_file_holds():
     card = (MODELS / "ner" / "MODEL_CARD.md").read_text(encoding="utf-8")
     assert "8,000 sentences of `../shared/data/lm/reuters21578_news.txt.xz`" in card
+
+
+def test_pos_silver_sentences_are_written_as_ewt_pos_lines(tmp_path):
+    text = tmp_path / "a.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    out, gold = tmp_path / "train.pos", FIX / "ewt_sample.pos"
+    assert main(["--teachers", str(MODELS / "pos"), "--text", str(text), "--gold", str(gold),
+                 "--out", str(out)]) == 0
+    silver = read_tagged(out)[len(read_tagged(gold)):]
+    assert [s.words[:2] for s in silver] == [["Mr.", "Smith"], ["The", "European"]]
+    tags = dict(zip(silver[1].words, silver[1].columns["pos"], strict=True))
+    assert tags["Commission"] == "NNP" and tags["said"] == "VBD" and tags["on"] == "IN"
+
+
+def test_teachers_of_two_tasks_or_of_srl_are_refused(tmp_path, capsys):
+    text = tmp_path / "a.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    for teachers in (f"{MODELS / 'pos'},{MODELS / 'ner'}", str(MODELS / "vbs")):
+        assert main(["--teachers", teachers, "--text", str(text),
+                     "--out", str(tmp_path / "o")]) == 1
+        assert "one task of ['ner', 'pos']" in capsys.readouterr().err
 
 
 def test_a_missing_teacher_or_text_is_an_error_not_a_traceback(tmp_path, capsys):

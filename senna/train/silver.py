@@ -12,7 +12,8 @@ words in context (Reuters-21578 newswire for CoNLL-2003's Reuters news).  Used b
         --gold ../shared/data/conll2003/eng.train --sentences 8000 \
         --out runs/ner-silver/train.conll
 
-Only CoNLL-2003 NER is written (the columns `WORD -X- -X- TAG`, IOB1, as eng.train).
+NER is written as CoNLL-2003 (`WORD -X- -X- TAG`, IOB1, as eng.train) and POS as EWT's
+`.pos` (`WORD<TAB>TAG`, the model's own EWT tags): each in the format of its gold file.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import argparse
 import json
 import lzma
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from senna.runtime.ensemble import EnsembleModel
@@ -55,38 +56,55 @@ def sentences(lines: Iterator[str], limit: int) -> list[list[str]]:
     return out[:limit]
 
 
+def ner_lines(words: list[str], tags: list[str]) -> str:
+    return "".join(f"{w} -X- -X- {t}\n" for w, t in zip(words, convert(tags, "iob1"),
+                                                       strict=True))
+
+
+def pos_lines(words: list[str], tags: list[str]) -> str:
+    return "".join(f"{w}\t{t}\n" for w, t in zip(words, tags, strict=True))
+
+
+SENTENCE_WRITERS: dict[str, Callable[[list[str], list[str]], str]] = {
+    "ner": ner_lines, "pos": pos_lines}
+
+
 def teacher(dirs: Sequence[str]) -> TaskModel | EnsembleModel:
     """One model, or several of one task and dictionary combined by vote."""
     models = [TaskModel.load(d) for d in dirs]
-    if any(m.task != "ner" for m in models):
-        raise ValueError("silver data is written for NER (CoNLL-2003 columns) only")
+    if len({m.task for m in models}) > 1 or models[0].task not in SENTENCE_WRITERS:
+        raise ValueError(f"the teachers must be of one task of {sorted(SENTENCE_WRITERS)}, "
+                         f"got {sorted({m.task for m in models})}")
     return models[0] if len(models) == 1 else EnsembleModel(models, "vote")
 
 
-def write(out: Path, gold: Path | None, sents: list[list[str]], tags: list[list[str]]) -> None:
-    """The gold file's sentences (when given), then the silver ones, in IOB1."""
+def write(out: Path, gold: Path | None, sents: list[list[str]], tags: list[list[str]],
+          task: str = "ner") -> None:
+    """The gold file's sentences (when given), then the silver ones, in the task's format."""
+    lines = SENTENCE_WRITERS[task]
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", encoding="utf-8") as f:
         if gold:
             f.write(gold.read_text(encoding="utf-8").rstrip("\n") + "\n\n")
         for words, t in zip(sents, tags, strict=True):
-            f.write("".join(f"{w} -X- -X- {tag}\n" for w, tag in zip(words, convert(t, "iob1"),
-                                                                     strict=True)) + "\n")
+            f.write(lines(words, t) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m senna.train.silver", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--teachers", required=True, help="comma-separated NER model directories")
+    p.add_argument("--teachers", required=True,
+                   help="comma-separated model directories of one task (NER or POS)")
     p.add_argument("--text", required=True, help="unlabeled text, one paragraph a line (.xz ok)")
     p.add_argument("--sentences", type=int, default=8000, help="silver sentences to write")
-    p.add_argument("--gold", help="gold training file to put first (CoNLL-2003)")
+    p.add_argument("--gold", help="gold training file to put first, in the same format")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     try:
         model = teacher(a.teachers.split(","))
         sents = sentences(text_lines(a.text), a.sentences)
-        write(Path(a.out), Path(a.gold) if a.gold else None, sents, model.predict(sents))
+        write(Path(a.out), Path(a.gold) if a.gold else None, sents, model.predict(sents),
+              model.task)
         Path(a.out + SOURCE_SUFFIX).write_text(json.dumps(
             {"gold": a.gold, "silver_sentences": len(sents), "text": a.text,
              "teachers": a.teachers.split(",")}, indent=1) + "\n", encoding="utf-8")
