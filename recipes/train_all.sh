@@ -9,7 +9,7 @@
 # layer; recipes/chunk-pt0.json, each task's settings from its own recipe, the POS partner's
 # with the 300-unit layer it shares): naming either trains both.  POS is shipped from its own
 # run (100 hidden units: as accurate alone, and faster).  NER is trained on eng.train plus
-# Reuters-21578 sentences tagged by three NER taggers (recipes/ner-silver.sh).
+# Reuters-21578 sentences tagged by three NER taggers (recipes/silver.sh).
 # Every tagger reads senna/models/embeddings: new embeddings mean retraining all six.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,7 @@ train_one() {
       senna train --config recipes/srl-lm.json
       senna compact senna/models/srl --rows float16 ;;   # its own 87k rows: half the space
     chunk | pt0) senna train --config recipes/chunk-pt0.json ;;
-    ner) bash recipes/ner-silver.sh ;;   # teachers, silver data, then the shipped student
+    ner) bash recipes/silver.sh ner ;;   # teachers, silver data, then the shipped student
     *) senna train --config "recipes/$1.json" ;;
   esac
 }

@@ -101,6 +101,19 @@ def test_settings_are_checked_from_python_too():
     assert TrainConfig(task="srl", train="x", dev="y", dev_fraction=0).dev_fraction == 0
 
 
+@pytest.mark.parametrize("model", sorted(p.parent.name for p in
+                                         (ROOT / "senna/models").glob("*/config.json")))
+def test_every_shipped_model_names_a_retrain_command_whose_recipe_exists(model):
+    """The card's "Retrain with" line: a renamed or deleted recipe must not leave a model
+    whose retrain command names a file that is gone."""
+    info = json.loads((ROOT / "senna/models" / model / "config.json").read_text())
+    command = info.get("training", {}).get("command") or info.get("command")
+    if command is None:
+        pytest.skip(f"{model} records no training command")
+    files = [w for w in command.split() if w.startswith("recipes/")]
+    assert files and all((ROOT / f).is_file() for f in files), command
+
+
 @pytest.mark.parametrize("recipe", sorted(p for p in (ROOT / "recipes").glob("*.json")
                                           if not p.name.startswith("lm")), ids=lambda p: p.name)
 def test_every_training_recipe_is_valid_settings(recipe, monkeypatch):
