@@ -6,7 +6,7 @@ import lzma
 
 from conftest import FIX, MODELS
 
-from senna.io.conll import read_conll2003, read_tagged
+from senna.io.conll import read_conll2000, read_conll2003, read_tagged
 from senna.train.card import silver_text
 from senna.train.silver import SOURCE_SUFFIX, main, sentences, text_lines
 
@@ -61,13 +61,29 @@ def test_pos_silver_sentences_are_written_as_ewt_pos_lines(tmp_path):
     assert tags["Commission"] == "NNP" and tags["said"] == "VBD" and tags["on"] == "IN"
 
 
+def test_chunk_silver_sentences_carry_wsj_pos_and_iob2_chunks(tmp_path):
+    text = tmp_path / "a.txt"
+    text.write_text(TEXT + "She wants to go; he said -- no.\n", encoding="utf-8")
+    out, gold = tmp_path / "train.txt", FIX / "conll2000_sample.txt"
+    assert main(["--teachers", str(MODELS / "chunk"), "--text", str(text), "--gold", str(gold),
+                 "--out", str(out)]) == 0
+    silver = read_conll2000(out)[len(read_conll2000(gold)):]
+    assert len(silver) == 3
+    first = list(zip(silver[0].words, silver[0].columns["pos"], silver[0].columns["chunk"],
+                     strict=True))
+    assert first[:2] == [("Mr.", "NNP", "B-NP"), ("Smith", "NNP", "I-NP")]
+    pos = dict(zip(silver[2].words, silver[2].columns["pos"], strict=True))
+    assert pos["to"] == "TO" and pos[";"] == ":" and pos["--"] == ":"   # WSJ, not EWT
+    assert "pos" in json.loads((tmp_path / ("train.txt" + SOURCE_SUFFIX)).read_text())
+
+
 def test_teachers_of_two_tasks_or_of_srl_are_refused(tmp_path, capsys):
     text = tmp_path / "a.txt"
     text.write_text(TEXT, encoding="utf-8")
     for teachers in (f"{MODELS / 'pos'},{MODELS / 'ner'}", str(MODELS / "vbs")):
         assert main(["--teachers", teachers, "--text", str(text),
                      "--out", str(tmp_path / "o")]) == 1
-        assert "one task of ['ner', 'pos']" in capsys.readouterr().err
+        assert "one task of ['chunk', 'ner', 'pos']" in capsys.readouterr().err
 
 
 def test_a_missing_teacher_or_text_is_an_error_not_a_traceback(tmp_path, capsys):

@@ -21,8 +21,9 @@ def silver_text(source: dict | None) -> str:
         return ""
     gold = f"`{source['gold']}` plus " if source.get("gold") else ""
     return (f": {gold}{source['silver_sentences']:,} sentences of `{source['text']}` tagged by "
-            f"a vote of {', '.join(f'`{t}`' for t in source['teachers'])} "
-            "(`senna.train.silver`; that text's licence applies too)")
+            f"a vote of {', '.join(f'`{t}`' for t in source['teachers'])}"
+            + (f", their POS column by `{source['pos']}`" if source.get("pos") else "")
+            + " (`senna.train.silver`; that text's licence applies too)")
 
 
 def card_text(config: dict) -> str:

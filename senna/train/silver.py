@@ -12,8 +12,9 @@ words in context (Reuters-21578 newswire for CoNLL-2003's Reuters news).  Used b
         --gold ../shared/data/conll2003/eng.train --sentences 8000 \
         --out runs/ner-silver/train.conll
 
-NER is written as CoNLL-2003 (`WORD -X- -X- TAG`, IOB1, as eng.train) and POS as EWT's
-`.pos` (`WORD<TAB>TAG`, the model's own EWT tags): each in the format of its gold file.
+Each task is written in the format of its gold file: NER as CoNLL-2003 (`WORD -X- -X- TAG`,
+IOB1, as eng.train), POS as EWT's `.pos` (`WORD<TAB>TAG`, the model's own EWT tags), CHUNK
+as CoNLL-2000 (`WORD POS TAG`, IOB2, the POS column from `--pos` in WSJ conventions).
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ from pathlib import Path
 
 from senna.runtime.ensemble import EnsembleModel
 from senna.runtime.model import TaskModel
+from senna.runtime.pipeline import default_model_dir
 from senna.tags import convert
+from senna.tagset import to_wsj
 from senna.text.tokenize import tokenize
 
+SHIPPED_POS = default_model_dir() / "pos"
 SOURCE_SUFFIX = ".source.json"   # beside the written file: what it was made of (model cards)
 MIN_WORDS, MAX_WORDS = 5, 50   # shorter: headings and fragments; longer: run-on lists
 
@@ -56,17 +60,25 @@ def sentences(lines: Iterator[str], limit: int) -> list[list[str]]:
     return out[:limit]
 
 
-def ner_lines(words: list[str], tags: list[str]) -> str:
+def ner_lines(words: list[str], tags: list[str], pos: list[str] | None = None) -> str:
     return "".join(f"{w} -X- -X- {t}\n" for w, t in zip(words, convert(tags, "iob1"),
                                                        strict=True))
 
 
-def pos_lines(words: list[str], tags: list[str]) -> str:
+def pos_lines(words: list[str], tags: list[str], pos: list[str] | None = None) -> str:
     return "".join(f"{w}\t{t}\n" for w, t in zip(words, tags, strict=True))
 
 
-SENTENCE_WRITERS: dict[str, Callable[[list[str], list[str]], str]] = {
-    "ner": ner_lines, "pos": pos_lines}
+def chunk_lines(words: list[str], tags: list[str], pos: list[str] | None = None) -> str:
+    if pos is None:
+        raise ValueError("CoNLL-2000 lines need a POS column")
+    return "".join(f"{w} {p} {t}\n" for w, p, t in zip(words, pos, convert(tags, "iob2"),
+                                                       strict=True))
+
+
+SENTENCE_WRITERS: dict[str, Callable[[list[str], list[str], list[str] | None], str]] = {
+    "ner": ner_lines, "pos": pos_lines, "chunk": chunk_lines}
+NEEDS_POS = {"chunk"}   # CoNLL-2000 files carry POS (WSJ tags) before the chunk tag
 
 
 def teacher(dirs: Sequence[str]) -> TaskModel | EnsembleModel:
@@ -78,36 +90,46 @@ def teacher(dirs: Sequence[str]) -> TaskModel | EnsembleModel:
     return models[0] if len(models) == 1 else EnsembleModel(models, "vote")
 
 
+def wsj_pos(model_dir: str | Path, sents: list[list[str]]) -> list[list[str]]:
+    """A POS model's tags in WSJ conventions (as CoNLL-2000's POS column)."""
+    return [to_wsj(w, t) for w, t in zip(sents, TaskModel.load(model_dir).predict(sents),
+                                         strict=True)]
+
+
 def write(out: Path, gold: Path | None, sents: list[list[str]], tags: list[list[str]],
-          task: str = "ner") -> None:
+          task: str = "ner", pos: list[list[str]] | None = None) -> None:
     """The gold file's sentences (when given), then the silver ones, in the task's format."""
     lines = SENTENCE_WRITERS[task]
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", encoding="utf-8") as f:
         if gold:
             f.write(gold.read_text(encoding="utf-8").rstrip("\n") + "\n\n")
-        for words, t in zip(sents, tags, strict=True):
-            f.write(lines(words, t) + "\n")
+        for k, (words, t) in enumerate(zip(sents, tags, strict=True)):
+            f.write(lines(words, t, pos[k] if pos else None) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m senna.train.silver", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--teachers", required=True,
-                   help="comma-separated model directories of one task (NER or POS)")
+                   help="comma-separated model directories of one task (NER, POS or CHUNK)")
     p.add_argument("--text", required=True, help="unlabeled text, one paragraph a line (.xz ok)")
     p.add_argument("--sentences", type=int, default=8000, help="silver sentences to write")
     p.add_argument("--gold", help="gold training file to put first, in the same format")
+    p.add_argument("--pos", default=str(SHIPPED_POS),
+                   help="CHUNK: the POS model that fills CoNLL-2000's POS column (WSJ tags)")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     try:
         model = teacher(a.teachers.split(","))
         sents = sentences(text_lines(a.text), a.sentences)
+        pos = wsj_pos(a.pos, sents) if model.task in NEEDS_POS else None
         write(Path(a.out), Path(a.gold) if a.gold else None, sents, model.predict(sents),
-              model.task)
-        Path(a.out + SOURCE_SUFFIX).write_text(json.dumps(
-            {"gold": a.gold, "silver_sentences": len(sents), "text": a.text,
-             "teachers": a.teachers.split(",")}, indent=1) + "\n", encoding="utf-8")
+              model.task, pos)
+        source = {"gold": a.gold, "silver_sentences": len(sents), "text": a.text,
+                  "teachers": a.teachers.split(",")} | ({"pos": a.pos} if pos else {})
+        Path(a.out + SOURCE_SUFFIX).write_text(json.dumps(source, indent=1) + "\n",
+                                               encoding="utf-8")
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
