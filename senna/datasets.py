@@ -23,7 +23,8 @@ def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
 
 
 def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
-    """cfg has train, dev (None: the last dev_fraction of train), dev_fraction, extra_columns."""
+    """cfg has train, dev (None: the last dev_fraction of train), dev_fraction, extra_columns
+    and extra_train (sentences for training only, after the split)."""
     train = read_dataset(cfg.train, task.fmt)
     if cfg.dev:
         dev = read_dataset(cfg.dev, task.fmt)
@@ -35,6 +36,8 @@ def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
             raise ValueError("extra_columns takes 'TRAIN_FILE,DEV_FILE' and needs a dev file")
         attach_columns(train, paths[0])
         attach_columns(dev, paths[1])
+    if getattr(cfg, "extra_train", None):   # older models' settings lack it
+        train = train + read_dataset(cfg.extra_train, task.fmt)
     return train, dev
 
 

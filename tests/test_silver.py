@@ -1,9 +1,10 @@
-"""Silver NER data (senna.train.silver): unlabeled text tagged by the shipped NER model,
-written after the gold sentences in the CoNLL-2003 format the trainer reads."""
+"""Silver data (senna.train.silver): unlabeled text tagged by a vote of trained taggers,
+written in the format of the task's gold file (after its sentences, or alone for --extra-train)."""
 
 import json
 import lzma
 
+import pytest
 from conftest import FIX, MODELS
 
 from senna.io.conll import read_conll2000, read_conll2003, read_tagged
@@ -101,3 +102,32 @@ def test_a_model_trained_on_a_silver_file_that_is_gone_still_finds_its_dev_set(t
         {"task": "ner", "training": {"config": settings}}))
     _, dev = recorded_dev_set(tmp_path, tmp_path)
     assert len(dev) == len(read_conll2003(FIX / "ner_small.conll"))
+
+
+def test_extra_training_sentences_never_reach_dev_and_the_card_names_them(tmp_path):
+    """--extra-train: silver sentences join the training half after the dev sentences are
+    cut from the gold file (CoNLL-2000 has no dev file: dev is its last 10%)."""
+    pytest.importorskip("torch")
+    from senna.datasets import load_splits
+    from senna.tasks import get_task
+    from senna.train.config import TrainConfig
+    from senna.train.loop import train
+
+    text = tmp_path / "a.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    silver = tmp_path / "silver.txt"
+    assert main(["--teachers", str(MODELS / "chunk"), "--text", str(text),
+                 "--out", str(silver)]) == 0
+    gold = FIX / "conll2000_sample.txt"
+    tiny = dict(epochs=1, hidden=10, word_dim=8, batch_size=4, threads=1, features="basic")
+    plain = TrainConfig(task="chunk", train=str(gold), **tiny)
+    cfg = TrainConfig(task="chunk", train=str(gold), extra_train=str(silver),
+                      out=str(tmp_path / "m"), **tiny)
+    (tr0, dev0), (tr, dev) = load_splits(plain, get_task("chunk")), load_splits(
+        cfg, get_task("chunk"))
+    assert [s.words for s in dev] == [s.words for s in dev0] and dev
+    assert [s.words for s in tr] == [s.words for s in tr0] + [s.words for s in
+                                                              read_conll2000(silver)]
+    train(cfg)
+    card = (tmp_path / "m" / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert f"- More training sentences (never in dev): `{silver}`: 2 sentences of" in card

@@ -46,6 +46,8 @@ def card_text(config: dict) -> str:
            + f"; {joint['sampling']} task sampling)"] if joint else []),
         f"- Features: {', '.join(f['name'] for f in config['features'])}",
         f"- Training data: `{cfg.get('train')}`" + silver_text(tr.get("train_source")),
+        *([f"- More training sentences (never in dev): `{cfg['extra_train']}`"
+           + silver_text(tr.get("extra_train_source"))] if cfg.get("extra_train") else []),
         f"- Dev data: `{dev_data}`",
         f"- Licence of the data: {task.licence}",
         *([f"- The word-table rows it stores (those that differ from the embeddings) are "

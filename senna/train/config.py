@@ -69,6 +69,9 @@ class TrainConfig:
                                        "in training", 0.0)
     dev_fraction: float = setting("share of the training sentences held out as dev when no "
                                   "--dev is given, between 0 and 1", 0.1)
+    extra_train: str | None = setting("more training sentences in the task's format (e.g. "
+                                      "silver data from senna.train.silver), added after the "
+                                      "dev sentences are set aside, so never in dev", None)
     patience: int = setting("stop after this many epochs without a better dev score", 6)
     max_minutes: float = setting("stop after the epoch that passes this many minutes (0: no "
                                  "limit)", 0.0)

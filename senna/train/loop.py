@@ -65,9 +65,10 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
     info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
             "training": {"config": asdict(cfg), "command": command_line()}}
-    source = Path(cfg.train + SOURCE_SUFFIX)   # a file senna.train.silver wrote
-    if source.is_file():
-        info["training"]["train_source"] = json.loads(source.read_text(encoding="utf-8"))
+    for key, path in (("train_source", cfg.train), ("extra_train_source", cfg.extra_train)):
+        source = Path(f"{path}{SOURCE_SUFFIX}")   # a file senna.train.silver wrote
+        if path and source.is_file():
+            info["training"][key] = json.loads(source.read_text(encoding="utf-8"))
     j = featurizer.index(WordFeature)
     if cfg.embeddings:
         _, divisor = initial_embeddings(net, featurizer, cfg.embeddings)
