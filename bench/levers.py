@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from table4 import recipe_runs_parser, run_all  # noqa: E402
 
 TASKS = ("pos", "ner", "chunk")
+SILVER_OPTIONS = "<the task's silver options>"   # placeholder in LEVERS, replaced by SILVER's
 # run suffix -> (addition to the recipe's features, other training options, row title)
 LEVERS = {"base": ("", [], "shipped recipe"),
           "chars": ("+chars", [], "+ characters (50 filters)"),
@@ -71,13 +72,16 @@ LEVERS = {"base": ("", [], "shipped recipe"),
           "patience12": ("", ["--patience", "12"],
                          "early stopping after 12 epochs without a better dev score, not 6"),
           # gold sentences plus silver ones (SILVER: written by recipes/<task>-silver.sh)
-          "silver": ("", ["--train", "{silver}"],
+          "silver": ("", [SILVER_OPTIONS],
                      "+ silver sentences (unlabeled text tagged by 3 taggers' vote)"),
-          "silver-patience12": ("", ["--train", "{silver}", "--patience", "12"],
+          "silver-patience12": ("", [SILVER_OPTIONS, "--patience", "12"],
                                 "+ silver sentences and patience 12")}
-# The silver training file of each task: gold sentences, then 8,000 sentences of
-# Reuters-21578 (NER) or Wikipedia (POS, enwiki_c) tagged by a vote of three recipe runs.
-SILVER = {"ner": "runs/ner-silver/train.conll", "pos": "runs/pos-silver/train.pos"}
+# Each task's silver data (recipes/silver.sh): 8,000 sentences of Reuters-21578 (NER,
+# CHUNK) or Wikipedia (POS, enwiki_c) tagged by a vote of three recipe runs, after the gold
+# sentences in one training file, or (CHUNK, whose dev is cut from its training file) apart.
+SILVER = {"ner": ["--train", "runs/ner-silver/train.conll"],
+          "pos": ["--train", "runs/pos-silver/train.pos"],
+          "chunk": ["--extra-train", "runs/chunk-silver/silver.txt"]}
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 SPEED = """
@@ -140,7 +144,8 @@ def commands(out: Path, recipes: Path, tasks: tuple[str, ...], seeds: list[int],
             features = json.loads(recipe.read_text())["features"]
             for lever in levers:
                 addition, extra, _ = LEVERS[lever]
-                extra = [x.format(silver=SILVER.get(task, "")) for x in extra]
+                extra = [y for x in extra for y in (SILVER[task] if x == SILVER_OPTIONS
+                                                     else [x])]
                 options = (["--features", features + addition] if addition else []) + extra
                 name = run_name(task, lever, seed)
                 cmds[name] = [*base, *options, "--out", str(out / name)]

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # A tagger trained on silver data (senna/train/silver.py): the task's gold training sentences
 # plus 8,000 sentences of unlabeled text tagged by a vote of three taggers.
-#   bash recipes/silver.sh ner   NER as shipped since session 9: Reuters-21578 newswire
-#   bash recipes/silver.sh pos   POS: Wikipedia (enwiki_c, CC BY-SA)
+#   bash recipes/silver.sh ner     NER as shipped since session 9: Reuters-21578 newswire
+#   bash recipes/silver.sh pos     POS: Wikipedia (enwiki_c, CC BY-SA)
+#   bash recipes/silver.sh chunk   CHUNK: Reuters-21578 newswire, its POS column by the
+#                                  shipped POS tagger; a file of its own (--extra-train),
+#                                  as CHUNK's dev is the last 10% of its training file
 # The teachers are runs of recipes/<task>.json with the options listed below, each trained
 # once into runs/<task>-teachers/ (kept: a finished teacher is not trained again).  NER's are
 # the recipe's run (its seed is 3), the same with weight averaging, and seed 2 with learning
-# rate 0.1; POS's are seeds 1 (the recipe's run), 2 and 3.  The student's settings are
+# rate 0.1; POS's and CHUNK's are seeds 1 (the recipe's run), 2 and 3.  The student's settings are
 # recipes/<task>-silver.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-task=${1:?usage: bash recipes/silver.sh ner|pos}
+task=${1:?usage: bash recipes/silver.sh ner|pos|chunk}
 D=../shared/data
 case "$task" in
   ner) teachers=("seed3" "seed3-average --average 0.9997" "seed2-lr --seed 2 --lr 0.1")
@@ -19,7 +22,9 @@ case "$task" in
   pos) teachers=("seed1" "seed2 --seed 2" "seed3 --seed 3")
        text=$D/lm/enwiki_c_2020_slice.txt.xz gold=$D/ewt/ewt.train.pos
        out=runs/pos-silver/train.pos ;;
-  *) echo "recipes/silver.sh: no silver recipe for '$task' (ner, pos)" >&2; exit 2 ;;
+  chunk) teachers=("seed1" "seed2 --seed 2" "seed3 --seed 3")
+       text=$D/lm/reuters21578_news.txt.xz gold="" out=runs/chunk-silver/silver.txt ;;
+  *) echo "recipes/silver.sh: no silver recipe for '$task' (ner, pos, chunk)" >&2; exit 2 ;;
 esac
 dirs=()
 for teacher in "${teachers[@]}"; do
@@ -30,5 +35,5 @@ for teacher in "${teachers[@]}"; do
   dirs+=("$dir")
 done
 python -m senna.train.silver --teachers "$(IFS=,; echo "${dirs[*]}")" --text "$text" \
-  --gold "$gold" --sentences 8000 --out "$out"
+  ${gold:+--gold "$gold"} --sentences 8000 --out "$out"
 senna train --config "recipes/$task-silver.json"
