@@ -25,6 +25,7 @@ def test_sentences_skip_headlines_and_fragments(tmp_path):
     got = sentences(text_lines(path), limit=10)
     assert [s[:2] for s in got] == [["Mr.", "Smith"], ["The", "European"]]
     assert sentences(text_lines(path), limit=1) == got[:1]
+    assert sentences(text_lines(path), limit=5, skip=1) == got[1:]
 
 
 def test_silver_file_follows_the_gold_one_and_reads_back(tmp_path):

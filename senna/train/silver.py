@@ -45,9 +45,11 @@ def text_lines(path: str | Path) -> Iterator[str]:
         yield from (line.strip() for line in f)
 
 
-def sentences(lines: Iterator[str], limit: int) -> list[list[str]]:
-    """The first `limit` sentences of MIN_WORDS..MAX_WORDS tokens, skipping lines mostly in
-    capitals (newswire headlines, whose casing the taggers' caps feature misreads)."""
+def sentences(lines: Iterator[str], limit: int, skip: int = 0) -> list[list[str]]:
+    """`limit` sentences of MIN_WORDS..MAX_WORDS tokens after the first `skip` of them,
+    skipping lines mostly in capitals (newswire headlines, whose casing the taggers' caps
+    feature misreads).  `skip`: text a student has not been trained on (a second round of
+    teachers reproduces the first round's tags on the sentences they learned)."""
     out: list[list[str]] = []
     for line in lines:
         letters = [c for c in line if c.isalpha()]
@@ -55,9 +57,9 @@ def sentences(lines: Iterator[str], limit: int) -> list[list[str]]:
             continue
         out += [[t.text for t in s] for s in tokenize(line)
                 if MIN_WORDS <= len(s) <= MAX_WORDS]
-        if len(out) >= limit:
+        if len(out) >= skip + limit:
             break
-    return out[:limit]
+    return out[skip : skip + limit]
 
 
 def ner_lines(words: list[str], tags: list[str], pos: list[str] | None = None) -> str:
@@ -115,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="comma-separated model directories of one task (NER, POS or CHUNK)")
     p.add_argument("--text", required=True, help="unlabeled text, one paragraph a line (.xz ok)")
     p.add_argument("--sentences", type=int, default=8000, help="silver sentences to write")
+    p.add_argument("--skip", type=int, default=0, help="sentences of the text to pass over")
     p.add_argument("--gold", help="gold training file to put first, in the same format")
     p.add_argument("--pos", default=str(SHIPPED_POS),
                    help="CHUNK: the POS model that fills CoNLL-2000's POS column (WSJ tags)")
@@ -122,11 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     try:
         model = teacher(a.teachers.split(","))
-        sents = sentences(text_lines(a.text), a.sentences)
+        sents = sentences(text_lines(a.text), a.sentences, a.skip)
         pos = wsj_pos(a.pos, sents) if model.task in NEEDS_POS else None
         write(Path(a.out), Path(a.gold) if a.gold else None, sents, model.predict(sents),
               model.task, pos)
         source = {"gold": a.gold, "silver_sentences": len(sents), "text": a.text,
+                  **({"skipped_sentences": a.skip} if a.skip else {}),
                   "teachers": a.teachers.split(",")} | ({"pos": a.pos} if pos else {})
         Path(a.out + SOURCE_SUFFIX).write_text(json.dumps(source, indent=1) + "\n",
                                                encoding="utf-8")
