@@ -23,14 +23,17 @@ import argparse
 import json
 import lzma
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from senna.document import Sentence
+from senna.io.conll import write_columns
 from senna.runtime.ensemble import EnsembleModel
 from senna.runtime.model import TaskModel
 from senna.runtime.pipeline import default_model_dir
 from senna.tags import convert
 from senna.tagset import to_wsj
+from senna.tasks import TaskSpec, get_task
 from senna.text.tokenize import tokenize
 
 SHIPPED_POS = default_model_dir() / "pos"
@@ -62,32 +65,30 @@ def sentences(lines: Iterator[str], limit: int, skip: int = 0) -> list[list[str]
     return out[skip : skip + limit]
 
 
-def ner_lines(words: list[str], tags: list[str], pos: list[str] | None = None) -> str:
-    return "".join(f"{w} -X- -X- {t}\n" for w, t in zip(words, convert(tags, "iob1"),
-                                                       strict=True))
+# Each task's gold-file layout (senna.io.conll's readers): the columns after the word and
+# their separator.  Columns silver data has no value for are "-X-", as in CoNLL-2003.
+LAYOUTS: dict[str, tuple[tuple[str, ...], str]] = {
+    "ner": (("pos", "chunk", "ner"), " "), "pos": (("pos",), "\t"),
+    "chunk": (("pos", "chunk"), " ")}
+NEEDS_POS = {"chunk"}   # CoNLL-2000's POS column (WSJ tags) is read as a feature by its tasks
 
 
-def pos_lines(words: list[str], tags: list[str], pos: list[str] | None = None) -> str:
-    return "".join(f"{w}\t{t}\n" for w, t in zip(words, tags, strict=True))
-
-
-def chunk_lines(words: list[str], tags: list[str], pos: list[str] | None = None) -> str:
-    if pos is None:
-        raise ValueError("CoNLL-2000 lines need a POS column")
-    return "".join(f"{w} {p} {t}\n" for w, p, t in zip(words, pos, convert(tags, "iob2"),
-                                                       strict=True))
-
-
-SENTENCE_WRITERS: dict[str, Callable[[list[str], list[str], list[str] | None], str]] = {
-    "ner": ner_lines, "pos": pos_lines, "chunk": chunk_lines}
-NEEDS_POS = {"chunk"}   # CoNLL-2000 files carry POS (WSJ tags) before the chunk tag
+def silver_sentence(task: TaskSpec, words: list[str], tags: list[str],
+                    pos: list[str] | None = None) -> Sentence:
+    """A tagged sentence with the columns of the task's gold file, its tags in the file's
+    scheme (IOB1 for CoNLL-2003, IOB2 for CoNLL-2000)."""
+    columns = dict.fromkeys(LAYOUTS[task.name][0], ["-X-"] * len(words))
+    if pos is not None:
+        columns["pos"] = pos
+    columns[task.target] = convert(tags, task.source_scheme) if task.scheme == "iobes" else tags
+    return Sentence(words, columns)
 
 
 def teacher(dirs: Sequence[str]) -> TaskModel | EnsembleModel:
     """One model, or several of one task and dictionary combined by vote."""
     models = [TaskModel.load(d) for d in dirs]
-    if len({m.task for m in models}) > 1 or models[0].task not in SENTENCE_WRITERS:
-        raise ValueError(f"the teachers must be of one task of {sorted(SENTENCE_WRITERS)}, "
+    if len({m.task for m in models}) > 1 or models[0].task not in LAYOUTS:
+        raise ValueError(f"the teachers must be of one task of {sorted(LAYOUTS)}, "
                          f"got {sorted({m.task for m in models})}")
     return models[0] if len(models) == 1 else EnsembleModel(models, "vote")
 
@@ -101,13 +102,14 @@ def wsj_pos(model_dir: str | Path, sents: list[list[str]]) -> list[list[str]]:
 def write(out: Path, gold: Path | None, sents: list[list[str]], tags: list[list[str]],
           task: str = "ner", pos: list[list[str]] | None = None) -> None:
     """The gold file's sentences (when given), then the silver ones, in the task's format."""
-    lines = SENTENCE_WRITERS[task]
+    spec = get_task(task)
+    names, sep = LAYOUTS[task]
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", encoding="utf-8") as f:
         if gold:
             f.write(gold.read_text(encoding="utf-8").rstrip("\n") + "\n\n")
-        for k, (words, t) in enumerate(zip(sents, tags, strict=True)):
-            f.write(lines(words, t, pos[k] if pos else None) + "\n")
+        write_columns((silver_sentence(spec, w, t, pos[k] if pos else None)
+                       for k, (w, t) in enumerate(zip(sents, tags, strict=True))), f, names, sep)
 
 
 def main(argv: list[str] | None = None) -> int:
