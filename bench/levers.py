@@ -71,7 +71,7 @@ LEVERS = {"base": ("", [], "shipped recipe"),
                           "learning rate 0.1 and weight averaging"),
           "patience12": ("", ["--patience", "12"],
                          "early stopping after 12 epochs without a better dev score, not 6"),
-          # gold sentences plus silver ones (SILVER: written by recipes/<task>-silver.sh)
+          # gold sentences plus silver ones (SILVER: written by recipes/silver.sh TASK)
           "silver": ("", [SILVER_OPTIONS],
                      "+ silver sentences (unlabeled text tagged by 3 taggers' vote)"),
           "silver-patience12": ("", [SILVER_OPTIONS, "--patience", "12"],

@@ -1,5 +1,6 @@
 """Silver training data: unlabeled text tagged by a vote of trained models, appended to the
-gold training file (self-training with an ensemble as the teacher).
+gold training file or written alone for `--extra-train` (self-training with an ensemble as
+the teacher).
 
 Why: an ensemble of three NER taggers scores about 0.2-0.4 F1 above its members (Table 10)
 but runs at a third of the speed.  Training one tagger on the gold sentences plus text the
