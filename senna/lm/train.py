@@ -374,6 +374,10 @@ def _train_distributed(cfg: LMConfig, progress: bool, **init) -> None:
         if dist.get_backend() == "nccl":
             torch.cuda.set_device(dist.get_rank() % torch.cuda.device_count())
         train_lm(cfg, dist.get_rank(), dist.get_world_size(), progress)
+        # rank 0 still saves the last checkpoint when the others are done: tearing gloo down
+        # while a peer is busy can abort a process (seen once in CI, "terminate called
+        # without an active exception"), so all leave together
+        dist.barrier()
     finally:
         dist.destroy_process_group()
 
