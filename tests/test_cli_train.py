@@ -65,6 +65,8 @@ BASE = ["train", "--task", "ner", "--train", str(FIX / "ner_small.conll")]
     (["--dev-fraction", "0"], "--dev-fraction must be between 0 and 1 (exclusive) when no "
                               "--dev file is given, got 0.0"),
     (["--window", "4"], "--window must be odd"),
+    (["--predicate-window", "4"], "--predicate-window must be 0 or odd, got 4"),
+    (["--predicate-window", "3"], "--predicate-window needs the sentence approach"),
     (["--optimizer", "rmsprop"], "argument --optimizer: invalid choice: 'rmsprop'"),
     (["--features", "window"], "features must be a preset"),
     (["--fixed-embeddings", "true"], "--fixed-embeddings needs --embeddings"),

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_pipeline import SENTS, WORDS, build_models, dense_sentence_emissions
+from test_pipeline import SENTS, SRL, WORDS, build_models, dense_sentence_emissions, tiny_model
 
 import senna.decode.viterbi as viterbi
 import senna.runtime.model as runtime_model
@@ -28,14 +28,17 @@ def models(tmp_path_factory):
     return build_models(tmp_path_factory.mktemp("models"))
 
 
-def test_srl_window_rows_match_the_max_over_their_window(models):
+@pytest.mark.parametrize("predicate_window", [0, 5])
+def test_srl_window_rows_match_the_max_over_their_window(predicate_window):
     """A row restricted to words [lo, hi) is the network on those words, with the
-    convolution still seeing their true neighbours (brute-force oracle)."""
-    model = TaskModel.load(models / "srl")
+    convolution still seeing their true neighbours, and the predicate's words (PADDING
+    past the sentence's edges) added after the max (brute-force oracle)."""
+    model = TaskModel(tiny_model("srl", SRL, ("pt0",), "sentence", seed=5,
+                                 predicate_window=predicate_window))
     rng = np.random.default_rng(0)
     words = list(rng.choice(WORDS, 40))
     ids = model.encode(words, {"pt0": ["O"] * 40})
-    preds, windows = [3, 20, 39], [(0, 9), (14, 27), (33, 40)]
+    preds, windows = [1, 20, 39], [(0, 9), (14, 27), (33, 40)]
     got = kernels.role_scores([ids], [preds], model.w, model.cfg, model.tables, [windows])
     cfg, w = model.cfg, model.w
     w_x, g_w, g_p = kernels.sentence_tables(w, cfg)
@@ -45,7 +48,13 @@ def test_srl_window_rows_match_the_max_over_their_window(models):
         h = np.stack([np.max([a[j] + g_p[np.clip(j - p, -reach, reach) + reach]
                               + g_w[np.clip(j - i, -reach, reach) + reach]
                               for j in range(lo, hi)], axis=0) for i in range(lo, hi)])
-        want = np.clip(h @ w["l1.weight"].T + w["l1.bias"], -1, 1) @ w["l2.weight"].T
+        hid = h @ w["l1.weight"].T + w["l1.bias"]
+        if predicate_window:
+            q = predicate_window // 2
+            near = [ids[j] if 0 <= j < 40 else np.zeros_like(ids[0])
+                    for j in range(p - q, p + q + 1)]
+            hid += kernels.embed(np.array(near), w, len(cfg.dims)).reshape(-1) @ w["pred.weight"].T
+        want = np.clip(hid, -1, 1) @ w["l2.weight"].T
         np.testing.assert_allclose(row[: hi - lo], want + w["l2.bias"], atol=1e-5)
 
 

@@ -41,7 +41,8 @@ def _vocab(spec: FeatureSpec, columns: dict[str, list[str]]) -> Vocab:
 
 
 def tiny_model(task: str, tags: list[str], columns: tuple[str, ...] = (),
-               approach: str = "window", seed: int = 0) -> SavedModel:
+               approach: str = "window", seed: int = 0, predicate_window: int = 0
+               ) -> SavedModel:
     """Random float32 weights named and shaped as senna.nn.networks would save them."""
     specs = [FeatureSpec("word", "word", 4), FeatureSpec("caps", "caps", 2)]
     specs += [FeatureSpec(c, "column", 2, c) if c != "pred_distance"
@@ -49,7 +50,7 @@ def tiny_model(task: str, tags: list[str], columns: tuple[str, ...] = (),
     vocabs = {s.name: _vocab(s, {"pos": POS, "pt0": CHUNK}) for s in specs}
     cfg = NetConfig(approach, "sll", [len(vocabs[s.name]) for s in specs], [s.dim for s in specs],
                     len(tags), window=3, hidden=6, conv=5 if approach == "sentence" else 0,
-                    dist_dim=2, max_dist=4)
+                    dist_dim=2, max_dist=4, predicate_window=predicate_window)
     rng = np.random.default_rng(seed)
     shapes = {f"emb.tables.{j}.weight": (len(vocabs[s.name]), s.dim) for j, s in enumerate(specs)}
     shapes |= {"l2.weight": (len(tags), 6), "l2.bias": (len(tags),), "l1.bias": (6,),
@@ -59,6 +60,8 @@ def tiny_model(task: str, tags: list[str], columns: tuple[str, ...] = (),
     else:
         shapes |= {"l1.weight": (6, 5), "conv.weight": (5, cfg.input_dim + 4, 3),
                    "conv.bias": (5,), "dist_word.weight": (9, 2), "dist_pred.weight": (9, 2)}
+        if predicate_window:
+            shapes["pred.weight"] = (6, predicate_window * cfg.input_dim)
     weights = {k: rng.normal(size=v).astype(np.float32) for k, v in shapes.items()}
     scheme = "tags" if task == "pos" else "iobes"
     return SavedModel(task, cfg, Featurizer(specs, vocabs), TagSet(tags), weights,

@@ -286,6 +286,8 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
         shapes |= {"conv.weight": (net.conv, net.input_dim + 2 * net.dist_dim, net.window),
                    "conv.bias": (net.conv,), "dist_word.weight": (n_dist, net.dist_dim),
                    "dist_pred.weight": (n_dist, net.dist_dim), "l1.weight": (net.hidden, net.conv)}
+        if net.predicate_window:
+            shapes["pred.weight"] = (net.hidden, net.predicate_window * net.input_dim)
     shapes |= {"l1.bias": (net.hidden,), "l2.weight": (n_tags, net.hidden), "l2.bias": (n_tags,)}
     if net.criterion == "sll":
         shapes |= {"transitions": (n_tags, n_tags), "start": (n_tags,)}

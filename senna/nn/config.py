@@ -24,6 +24,9 @@ class NetConfig:
     conv: int = 300            # sentence approach: convolution units
     dist_dim: int = 5          # sentence approach: distance-to-word / -predicate embeddings
     max_dist: int = 30         # distances are clipped to [-max_dist, max_dist]
+    # Sentence approach: the features of this many words centred on the predicate (odd; 0:
+    # none) feed the layer after the max over time directly, for every word to tag.
+    predicate_window: int = 0
     # Per feature, [character width, window] for a character convolution (vocab_sizes then
     # counts characters, dims filters) or [] for a lookup table; [] when none has one.
     chars: list[list[int]] = field(default_factory=list)
@@ -35,6 +38,9 @@ class NetConfig:
             raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
         if self.window < 1 or self.window % 2 == 0:
             raise ValueError(f"window must be odd and positive, got {self.window}")
+        pw = self.predicate_window
+        if pw < 0 or (pw > 0 and pw % 2 == 0):
+            raise ValueError(f"predicate_window must be 0 or odd, got {self.predicate_window}")
         if len(self.vocab_sizes) != len(self.dims):
             raise ValueError("one embedding width per feature vocabulary is needed")
         if self.chars and (len(self.chars) != len(self.dims)

@@ -7,8 +7,8 @@ Sentence approach (Fig. 2): lookup tables + distances to the word to tag and to 
 Parameter names are the contract with `senna.runtime.kernels` and the saved `weights.npz`:
 emb.tables.{j}.weight (a character feature's emb.tables.{j}.chars.weight and
 emb.tables.{j}.conv.*, see `senna.nn.chars`), l1.*, l2.*, conv.*, dist_word.weight,
-dist_pred.weight, and the criterion's (`senna.nn.criterion`: transitions and start for SLL),
-see `weights_of` and `load_weights`.
+dist_pred.weight, pred.weight (the predicate's window, if any), and the criterion's
+(`senna.nn.criterion`: transitions and start for SLL), see `weights_of` and `load_weights`.
 """
 
 from __future__ import annotations
@@ -259,6 +259,10 @@ class SentenceNet(Tagger):
         self.conv = nn.Conv1d(cfg.input_dim + 2 * cfg.dist_dim, cfg.conv, cfg.window)
         self.l1 = nn.Linear(cfg.conv, cfg.hidden)
         self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
+        # The predicate's own words (its identity and neighbours), which the max over time
+        # only passes on mixed with everything else, straight into the layer after it.
+        self.pred = (nn.Linear(cfg.predicate_window * cfg.input_dim, cfg.hidden, bias=False)
+                     if cfg.predicate_window else None)
         fan_in_init(self)
         with torch.no_grad():
             # The max over ~25 positions of unit-variance sums is about +1.8, which saturates
@@ -295,7 +299,18 @@ class SentenceNet(Tagger):
         rel_pred = pos[None, :] - predicates[:, None] + t - 1         # [B, t] -> row of g_p
         b_t = a + g_p[rel_pred]                                       # [B, t, C]
         h = MaxOverTime.apply(b_t, g_w, lengths)                      # [B, i, C]
-        return self.l2(self.drop_hidden(F.hardtanh(self.l1(h))))
+        hid = self.l1(h)                                              # [B, i, H]
+        if self.pred is not None:
+            hid = hid + self.pred(self.predicate_inputs(ids, predicates))[:, None]
+        return self.l2(self.drop_hidden(F.hardtanh(hid)))
+
+    def predicate_inputs(self, ids: torch.Tensor, predicates: torch.Tensor) -> torch.Tensor:
+        """ids [B, T, F], predicates [B] -> the looked-up features of the predicate_window
+        words centred on each predicate (PADDING past the sentence): [B, window * D]."""
+        q = self.cfg.predicate_window // 2
+        at = predicates[:, None] + torch.arange(2 * q + 1, device=ids.device)   # padded rows
+        rows = padded_ids(ids, q).gather(1, at[..., None].expand(-1, -1, ids.shape[2]))
+        return self.drop_input(self.emb(rows)).flatten(1)
 
 
 def build_network(cfg: NetConfig, sparse: bool = True) -> Tagger:

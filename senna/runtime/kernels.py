@@ -213,6 +213,23 @@ def max_over_time(b: np.ndarray, g_w: np.ndarray, reach: int) -> np.ndarray:
     return h
 
 
+def predicate_terms(flat: np.ndarray, start: np.ndarray, length: np.ndarray, pred: np.ndarray,
+                    w: Weights, cfg: NetConfig) -> np.ndarray | None:
+    """The predicate window's part of the layer after the max over time (SentenceNet's
+    `pred`): for predicates at word pred[r] of the sentence at flat[start[r]:][:length[r]],
+    pred.weight times the features of the words centred on it (PADDING past the sentence)
+    -> [P, H]; None for a network without one."""
+    if not cfg.predicate_window:
+        return None
+    q = cfg.predicate_window // 2
+    at = pred[:, None] + np.arange(-q, q + 1)                             # [P, window]
+    inside = (at >= 0) & (at < length[:, None])
+    rows = np.where(inside, start[:, None] + at, 0)
+    picked = np.where(inside[..., None], flat[rows], 0).reshape(-1, flat.shape[1])
+    x = embed(picked, w, len(cfg.dims)).reshape(len(pred), -1)            # [P, window * D]
+    return x @ w["pred.weight"].T
+
+
 def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], w: Weights,
                 cfg: NetConfig, tables: tuple | None = None,
                 windows: Sequence[Sequence[tuple[int, int]]] | None = None,
@@ -224,20 +241,24 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
 
     h[i] = max_t (a[t] + g_p[t - p] + g_w[t - i]) where a is the convolution of the words
     (computed once per sentence, with the words' true neighbours even at a window's edge)
-    and g_p, g_w the distance tables.  Shorter windows are padded with b = -inf, which no
-    max picks, so several sentences share every operation (call with windows of similar
-    length).  Predicates go in groups of about `rows` / N: memory is bounded by `rows`.
+    and g_p, g_w the distance tables; a network with a predicate window adds its term
+    (`predicate_terms`, once per predicate) after the max.  Shorter windows are padded
+    with b = -inf, which no max picks, so several sentences share every operation (call
+    with windows of similar length).  Predicates go in groups of about `rows` / N: memory
+    is bounded by `rows`.
     """
     reach = cfg.max_dist + cfg.window // 2
     w_x, g_w, g_p = tables or sentence_tables(w, cfg)
     lengths = np.array([len(x) for x in ids], dtype=np.intp)
     a = np.empty((int(lengths.sum()) + 1, len(w_x)), dtype=np.float32)
     a[-1] = -np.inf                                                       # [-1]: no word
-    for lo, block in window_layer(np.concatenate(ids), lengths, w, cfg, w_x, w["conv.bias"]):
+    flat = np.concatenate(ids)
+    for lo, block in window_layer(flat, lengths, w, cfg, w_x, w["conv.bias"]):
         a[lo : lo + len(block)] = block
     start = np.cumsum(lengths) - lengths
     owner = np.repeat(np.arange(len(ids)), [len(p) for p in predicates])   # sentence of row
     pred = np.array([p for ps in predicates for p in ps], dtype=np.intp)
+    extra = predicate_terms(flat, start[owner], lengths[owner], pred, w, cfg)   # [P, H]
     if windows is None:
         lo, hi = np.zeros_like(pred), lengths[owner]
     else:
@@ -258,6 +279,8 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
         h[~real] = 0.0                                                    # padding: finite
         hid = h.reshape(-1, h.shape[2]) @ l1
         hid += w["l1.bias"]
+        if extra is not None:
+            hid.reshape(len(p), n, -1)[:] += extra[k : k + group, None]
         np.matmul(hardtanh(hid), l2, out=out[k : k + len(p)].reshape(len(p) * n, -1))
     out += w["l2.bias"]
     return out

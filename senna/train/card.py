@@ -26,6 +26,14 @@ def silver_text(source: dict | None) -> str:
             + " (`senna.train.silver`; that text's licence applies too)")
 
 
+def predicate_text(window: int) -> str:
+    """The network line's note on `--predicate-window` (nothing for the paper's network)."""
+    if not window:
+        return ""
+    words = "word also feeds" if window == 1 else f"{window} words (centred on it) also feed"
+    return f"; the predicate's {words} the layer after the max over time"
+
+
 def card_text(config: dict) -> str:
     tr = config.get("training", {})
     cfg = tr.get("config", {})
@@ -38,7 +46,8 @@ def card_text(config: dict) -> str:
     lines = [
         f"# senna model: {config['task']}",
         "",
-        f"- Network: {config['net']['approach']} approach, {config['net']['criterion'].upper()}",
+        f"- Network: {config['net']['approach']} approach, {config['net']['criterion'].upper()}"
+        + predicate_text(config["net"].get("predicate_window", 0)),
         *([f"- Trained jointly with {', '.join(partners(joint, task.name))} (multi-task "
            "learning: shared word and caps tables"
            + (", shared first layer for the window tasks" if joint["share_l1"]

@@ -61,6 +61,9 @@ class TrainConfig:
     window: int = setting("words per window, odd", 5)
     hidden: int = setting("hidden units", 300)
     conv: int = setting("convolution units (sentence approach)", 300)
+    predicate_window: int = setting("sentence approach: the features of this many words "
+                                    "centred on the predicate (odd) also feed the layer after "
+                                    "the max over time (0: none, the paper's network)", 0)
     word_dim: int = setting("word vector size (that of --embeddings)", 50)
     max_words: int = setting("dictionary size at most (PADDING and RARE included)", 100_000)
     min_count: int = setting("training words seen fewer times map to RARE, so RARE gets "
@@ -118,6 +121,10 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--window must be odd and positive, got {cfg.window}")
     if (cfg.approach or TASKS[cfg.task].approach) == "sentence" and cfg.conv < 1:
         out.append(f"--conv must be at least 1 for the sentence approach, got {cfg.conv}")
+    if cfg.predicate_window < 0 or (cfg.predicate_window > 0 and cfg.predicate_window % 2 == 0):
+        out.append(f"--predicate-window must be 0 or odd, got {cfg.predicate_window}")
+    if cfg.predicate_window and (cfg.approach or TASKS[cfg.task].approach) != "sentence":
+        out.append("--predicate-window needs the sentence approach")
     if cfg.max_words < 3:
         out.append(f"--max-words must be at least 3 (PADDING, RARE and a word), got "
                    f"{cfg.max_words}")
