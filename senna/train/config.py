@@ -119,11 +119,12 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--lr must be a positive number, got {cfg.lr}")
     if cfg.window < 1 or cfg.window % 2 == 0:
         out.append(f"--window must be odd and positive, got {cfg.window}")
-    if (cfg.approach or TASKS[cfg.task].approach) == "sentence" and cfg.conv < 1:
+    sentence = (cfg.approach or TASKS[cfg.task].approach) == "sentence"
+    if sentence and cfg.conv < 1:
         out.append(f"--conv must be at least 1 for the sentence approach, got {cfg.conv}")
     if cfg.predicate_window < 0 or (cfg.predicate_window > 0 and cfg.predicate_window % 2 == 0):
         out.append(f"--predicate-window must be 0 or odd, got {cfg.predicate_window}")
-    if cfg.predicate_window and (cfg.approach or TASKS[cfg.task].approach) != "sentence":
+    if cfg.predicate_window and not sentence:
         out.append("--predicate-window needs the sentence approach")
     if cfg.max_words < 3:
         out.append(f"--max-words must be at least 3 (PADDING, RARE and a word), got "
