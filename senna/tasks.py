@@ -10,8 +10,9 @@ outside this table loops over it instead of naming tasks.
 
 Feature presets: "basic" is the paper's benchmark setting (words + caps, Table 4);
 "senna" adds SENNA's task-specific features (Table 14: suffix for POS, POS for CHUNK and PT0,
-gazetteers for NER, PT0 for SRL).  A preset takes additions after a "+": "senna+chars"
-adds character-level word vectors (CharWNN, senna.nn.chars) to the "senna" features,
+gazetteers for NER, PT0 for SRL); SRL's "pos-pt0" reads the POS column besides PT0.  A preset
+takes additions after a "+": "senna+chars" adds character-level word vectors (CharWNN,
+senna.nn.chars) to the "senna" features,
 "senna+chars:30" the same with 30 filters instead of 50.
 """
 
@@ -101,6 +102,7 @@ TASKS: dict[str, TaskSpec] = {t.name: t for t in (
              data=("ewt/ewt.train.verbs-args.conll", "ewt/ewt.dev.verbs-args.conll")),
     TaskSpec("srl", "srl", "roles", "iobes", "srl", "sentence",
              {"basic": BASIC, "senna": BASIC + (F.column("pt0"),),
+              "pos-pt0": BASIC + (F.column("pos"), F.column("pt0")),
               "window": BASIC + (F.pred_distance(),)},
              per_predicate=True, requires=("pos",), column="SRL",
              predicate_sources=("vbs", "pos"),

@@ -9,6 +9,7 @@ from conftest import FIX
 
 torch = pytest.importorskip("torch")
 
+from senna.datasets import load_splits  # noqa: E402
 from senna.io.checkpoint import load_model  # noqa: E402
 from senna.io.conll import read_dataset  # noqa: E402
 from senna.runtime.kernels import window_scores  # noqa: E402
@@ -33,6 +34,11 @@ CASES = {
     "srl-sentence-predicate-window": dict(task="srl", train=FIX / "srl_small.conll",
                                           criterion="sll", features="basic+chars",
                                           predicate_window=7),
+    # SRL reading POS besides PT0 (the PT0 column comes from a second file, as in the recipe)
+    "srl-sentence-pos-pt0": dict(task="srl", train=FIX / "ewt_sample.verbs-args.conll",
+                                 criterion="sll", features="pos-pt0",
+                                 extra_columns=f"{FIX / 'ewt_sample.pt0'},"
+                                               f"{FIX / 'ewt_sample.pt0'}"),
 }
 
 
@@ -55,7 +61,8 @@ def test_runtime_reproduces_training_scores_and_tags(tmp_path, name):
     train(cfg)
     saved = load_model(cfg.out)
     task = get_task(cfg.task)
-    sentences = read_dataset(cfg.train, task.fmt)
+    sentences = (load_splits(cfg, task)[0] if cfg.extra_columns
+                 else read_dataset(cfg.train, task.fmt))
     net = network_from_saved(saved)
     examples = make_examples(task, sentences, saved.featurizer)
     runtime = TaskModel(saved)
@@ -194,7 +201,8 @@ def test_compact_stores_a_models_own_rows_in_float16(tmp_path):
     table = saved.weights["emb.tables.0.weight"]
     np.testing.assert_array_equal(table[rows], before[rows].astype(np.float16))
     task = get_task("ner")
-    sentences = read_dataset(cfg.train, task.fmt)
+    sentences = (load_splits(cfg, task)[0] if cfg.extra_columns
+                 else read_dataset(cfg.train, task.fmt))
     net = network_from_saved(saved)
     assert predict_gold_inputs(TaskModel.load(cfg.out), task, sentences) == predict_tags(
         net, make_examples(task, sentences, saved.featurizer), saved)

@@ -31,8 +31,9 @@ class TrainConfig:
     criterion: str = setting("word-level (wll) or sentence-level (sll) log-likelihood", "sll",
                              choices=CRITERIA)
     features: str = setting("feature preset: basic (words, caps), senna (plus SENNA's task "
-                            "features), window (SRL with the window approach); '+chars' adds "
-                            "character-level word vectors ('+chars:30': 30 filters), e.g. "
+                            "features), window (SRL with the window approach), pos-pt0 (SRL "
+                            "reading POS besides PT0); '+chars' adds character-level word "
+                            "vectors ('+chars:30': 30 filters), e.g. "
                             "senna+chars", "basic")
     embeddings: str | None = setting("initial word vectors: a senna embeddings directory or a "
                                      "word2vec/GloVe text file", None)
