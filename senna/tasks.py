@@ -12,8 +12,8 @@ Feature presets: "basic" is the paper's benchmark setting (words + caps, Table 4
 "senna" adds SENNA's task-specific features (Table 14: suffix for POS, POS for CHUNK and PT0,
 gazetteers for NER, PT0 for SRL); SRL's "pos-pt0" reads the POS column besides PT0.  A preset
 takes additions after a "+": "senna+chars" adds character-level word vectors (CharWNN,
-senna.nn.chars) to the "senna" features,
-"senna+chars:30" the same with 30 filters instead of 50.
+senna.nn.chars) to the "senna" features, "senna+chars:30" the same with 30 filters instead
+of 50.
 """
 
 from __future__ import annotations
