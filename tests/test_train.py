@@ -201,8 +201,7 @@ def test_compact_stores_a_models_own_rows_in_float16(tmp_path):
     table = saved.weights["emb.tables.0.weight"]
     np.testing.assert_array_equal(table[rows], before[rows].astype(np.float16))
     task = get_task("ner")
-    sentences = (load_splits(cfg, task)[0] if cfg.extra_columns
-                 else read_dataset(cfg.train, task.fmt))
+    sentences = read_dataset(cfg.train, task.fmt)
     net = network_from_saved(saved)
     assert predict_gold_inputs(TaskModel.load(cfg.out), task, sentences) == predict_tags(
         net, make_examples(task, sentences, saved.featurizer), saved)
