@@ -34,6 +34,11 @@ def with_predicted(sentences: list, models: dict[str, TaskModel], names: list[st
     return out
 
 
+def to_go(target: float, now: float) -> str:
+    """What is left to reach a target, or "met" (a negative gap reads as a miss)."""
+    return "met" if now >= target else f"{target - now:.2f}"
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
@@ -70,9 +75,9 @@ def main() -> int:
         now, gold = users[name]
         if name == "srl":
             print(f"| SRL | {target[0]} / {target[1]} | {now:.2f} / {gold:.2f} "
-                  f"| {target[0] - now:+.2f} / {target[1] - gold:+.2f} |")
+                  f"| {to_go(target[0], now)} / {to_go(target[1], gold)} |")
         else:
-            print(f"| {name.upper()} | {target} | {now:.2f} | {target - now:+.2f} |")
+            print(f"| {name.upper()} | {target} | {now:.2f} | {to_go(target, now)} |")
     return 0
 
 
