@@ -64,7 +64,7 @@ def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
                      predicted: bool = True) -> tuple[TaskSpec, list]:
     """The dev sentences a saved model was scored on, read from `data_root`, with the input
     columns its training predicted (`predicted_columns`) predicted the same way (gold ones
-    if not `predicted`)."""
+    if not `predicted`, except those the data has no gold for, e.g. CHUNK on EWT)."""
     config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
     settings = dict(config["training"]["config"])
     for key in ("train", "dev"):
@@ -76,8 +76,9 @@ def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
     dev = load_dev(SimpleNamespace(**settings), task)
     from senna.runtime.model import TaskModel
     from senna.train.cascade import parse_spec, tag_column  # no torch needed
-    for column, path in parse_spec(settings.get("predicted_columns") if predicted else None):
-        tag_column(TaskModel.load(beside_package(path)), dev, column)
+    for column, path in parse_spec(settings.get("predicted_columns")):
+        if predicted or any(column not in s.columns for s in dev):
+            tag_column(TaskModel.load(beside_package(path)), dev, column)
     return task, dev
 
 

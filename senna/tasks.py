@@ -13,12 +13,14 @@ Feature presets: "basic" is the paper's benchmark setting (words + caps, Table 4
 gazetteers for NER, PT0 for SRL); SRL's "pos-pt0" reads the POS column besides PT0.  A preset
 takes additions after a "+": "senna+chars" adds character-level word vectors (CharWNN,
 senna.nn.chars) to the "senna" features, "senna+chars:30" the same with 30 filters instead
-of 50.
+of 50; the name of a task earlier in the cascade adds its output column ("pos-pt0+chunk":
+SRL reading the CHUNK tagger's tags too).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 from senna import features as F
 from senna.features import FeatureSpec
@@ -48,18 +50,30 @@ class TaskSpec:
 
     def features(self, preset: str = "basic") -> tuple[FeatureSpec, ...]:
         """A preset's features, then those of its additions: "senna+chars", or with the
-        addition's size, "senna+chars:30" (30 filters)."""
+        addition's size, "senna+chars:30" (30 filters); an earlier task's name adds its
+        output column, "pos-pt0+chunk" (SRL reading CHUNK tags; "+chunk:10": 10 dims)."""
         name, *more = preset.split("+")
         kinds = [m.partition(":")[0] for m in more]
         sizes = [m.partition(":")[2] for m in more]
-        if name not in self.presets or any(k not in ADDITIONS for k in kinds) \
-                or len(set(kinds)) < len(kinds) or not all(x.isdigit() for x in sizes if x):
+        upstream = self.upstream_columns()
+        base = self.presets.get(name, ())
+        if name not in self.presets or any(k not in ADDITIONS and k not in upstream
+                                           for k in kinds) \
+                or len(set(kinds)) < len(kinds) or not all(x.isdigit() for x in sizes if x) \
+                or any(s.name in kinds for s in base):
             raise ValueError(f"task {self.name}: features must be a preset, one of "
                              f"{sorted(self.presets)}, optionally followed by additions "
-                             f"'+{'+'.join(ADDITIONS)}' (or '+<addition>:<size>'), "
-                             f"got {preset!r}")
-        return self.presets[name] + tuple(ADDITIONS[k](*([int(x)] if x else []))
-                                          for k, x in zip(kinds, sizes, strict=True))
+                             f"'+{'+'.join([*ADDITIONS, *upstream])}' (or "
+                             f"'+<addition>:<size>'), none of them twice, got {preset!r}")
+        return base + tuple((ADDITIONS[k] if k in ADDITIONS else partial(F.column, k))(
+            *([int(x)] if x else [])) for k, x in zip(kinds, sizes, strict=True))
+
+    def upstream_columns(self) -> list[str]:
+        """Output columns this task may read: those of per-word tasks before it in the
+        cascade (so no two models read each other's)."""
+        names = list(TASKS)
+        earlier = names[: names.index(self.name)] if self.name in names else names
+        return [t for t in earlier if not TASKS[t].per_predicate]
 
     @property
     def score_name(self) -> str:

@@ -106,3 +106,58 @@ def test_fold_models_are_keyed_by_the_contents_of_the_embeddings(tmp_path):
     assert content(str(emb)) == first and content(None) is None
     (emb / "vectors.npz").write_bytes(b"two")   # retrained in place: same path, new folds
     assert content(str(emb)) != first
+
+
+def test_a_preset_takes_an_earlier_tasks_column_and_no_later_one():
+    from senna.features import column
+    from senna.tasks import get_task
+
+    specs = get_task("srl").features("pos-pt0+chunk:10")
+    assert [s.name for s in specs] == ["word", "caps", "pos", "pt0", "chunk"]
+    assert specs[-1] == column("chunk", 10)
+    for bad in ("pos-pt0+pos", "pos-pt0+srl", "senna+chunk+chunk"):
+        with pytest.raises(ValueError, match="features must be a preset"):
+            get_task("srl").features(bad)
+    with pytest.raises(ValueError, match="features must be a preset"):
+        get_task("pos").features("senna+chunk")   # CHUNK comes after POS in the cascade
+
+
+@pytest.mark.slow
+def test_a_column_without_gold_is_predicted_in_training_and_by_the_pipeline(tmp_path):
+    """SRL reading CHUNK tags, which EWT lacks: training tags its sentences with the CHUNK
+    model, and the pipeline runs that model before SRL, giving the same tags."""
+    pytest.importorskip("torch")
+    from conftest import MODELS
+
+    from senna.datasets import recorded_dev_set
+    from senna.runtime.model import TaskModel
+    from senna.runtime.pipeline import Pipeline
+    from senna.runtime.predict import predict_gold_inputs
+    from senna.train.loop import train
+
+    if not (MODELS / "chunk" / "config.json").exists():
+        pytest.skip("no shipped CHUNK model")
+    pt0 = str(FIX / "ewt_sample.pt0")
+    data = FIX / "ewt_sample.verbs-args.conll"
+    cfg = TrainConfig(task="srl", train=str(data), dev=str(data), features="pos-pt0+chunk",
+                      extra_columns=f"{pt0},{pt0}", predicted_columns=f"chunk={MODELS / 'chunk'}",
+                      out=str(tmp_path / "srl"), epochs=1, hidden=10, conv=8, word_dim=8,
+                      threads=1)
+    train(cfg)
+    task, dev = recorded_dev_set(cfg.out, FIX, predicted=False)   # gold POS and PT0
+    chunks = TaskModel.load(MODELS / "chunk").predict([s.words for s in dev])
+    assert [s.columns["chunk"] for s in dev] == chunks
+    models = {t: TaskModel.load(MODELS / t) for t in ("pos", "chunk", "pt0")}
+    for s in dev:   # POS and PT0 as the pipeline predicts them
+        s.columns = {"chunk": s.columns["chunk"]}
+    for t in ("pos", "pt0"):
+        for s, tags in zip(dev, models[t].predict([s.words for s in dev],
+                                                  [s.columns for s in dev]), strict=True):
+            s.columns[t] = tags
+    srl = TaskModel.load(cfg.out)
+    want = predict_gold_inputs(srl, task, dev)
+    pipe = Pipeline(tasks="srl", models={**models, "srl": srl}, predicates="pos")
+    assert "chunk" in pipe.order and pipe.order.index("chunk") < pipe.order.index("srl")
+    done = pipe.tag([s.words for s in dev], predicates=[s.predicates for s in dev])
+    got = [list(r) for s in done for r in s.roles]
+    assert got == want

@@ -33,8 +33,11 @@ class TrainConfig:
     features: str = setting("feature preset: basic (words, caps), senna (plus SENNA's task "
                             "features), window (SRL with the window approach), pos-pt0 (SRL "
                             "reading POS besides PT0); '+chars' adds character-level word "
-                            "vectors ('+chars:30': 30 filters), e.g. "
-                            "senna+chars", "basic")
+                            "vectors ('+chars:30': 30 filters), e.g. senna+chars; the name "
+                            "of a task earlier in the cascade adds its tags as a column, "
+                            "e.g. pos-pt0+chunk (with --predicted-columns "
+                            "chunk=senna/models/chunk where the data has no such column)",
+                            "basic")
     embeddings: str | None = setting("initial word vectors: a senna embeddings directory or a "
                                      "word2vec/GloVe text file", None)
     fixed_embeddings: bool = setting("keep the initial word vectors fixed (true/false)", False)
