@@ -362,6 +362,12 @@ class ColumnFeature(Feature):
         return np.fromiter(map(self.vocab.index.get, values, repeat(Vocab.unk_id)), np.int64,
                            batch.n)
 
+    def drop(self, ids: np.ndarray, p: float, rng: np.random.Generator) -> None:
+        """Tags -> RARE ("tag unknown") with probability p, in place (training only):
+        the network then learns what the column means without taking every tag on trust,
+        as it must where the upstream tagger errs."""
+        ids[(ids > Vocab.unk_id) & (rng.random(ids.shape) < p)] = Vocab.unk_id
+
 
 class PredDistanceFeature(Feature):
     """Distance to the predicate, clipped at `arg` (SRL with the window approach)."""

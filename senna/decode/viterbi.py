@@ -202,6 +202,26 @@ class Decoder:
             best[:, j1:], arg[:, j1:] = -np.inf, 0
         return best, arg
 
+    def path_scores(self, emissions: np.ndarray, lengths: np.ndarray,
+                    paths: list[np.ndarray]) -> np.ndarray:
+        """Sentence-level score (start + emissions + transitions, -inf where the constraints
+        forbid) of one path per sentence of emissions [B, T, K] -> [B]: to compare paths
+        found under different constraints."""
+        inv = np.empty_like(self.order)
+        inv[self.order] = np.arange(self.k)
+        out = np.empty(len(paths), dtype=np.float64)
+        for b, (n, p) in enumerate(zip(np.asarray(lengths).tolist(), paths, strict=True)):
+            if n == 0:
+                out[b] = 0.0
+                continue
+            q = inv[p[:n]]
+            total = float(self.start[q[0]]) + float(emissions[b, np.arange(n), p[:n]].sum())
+            total += float(self.full[q[:-1], q[1:]].sum())
+            if self.end is not None:
+                total += float(self.end[q[-1]])
+            out[b] = total
+        return out
+
     def decode(self, emissions: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
         """emissions [B, T, K], lengths [B] -> best path of each sentence."""
         b, t, k = emissions.shape

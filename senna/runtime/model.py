@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from senna.decode.constraints import for_scheme
+from senna.decode.roles import unique_core_roles
 from senna.decode.viterbi import Decoder
 from senna.io.checkpoint import ModelError, SavedModel, load_model
 from senna.runtime import kernels
@@ -63,6 +64,16 @@ def mark_predicates(scores: np.ndarray, at: np.ndarray, tags: TagSet) -> None:
     scores[rows[:, None], at[:, None], list(verbs.values())] = own
 
 
+def decode_roles(decoder: Decoder, scores: np.ndarray, lengths: np.ndarray, at: np.ndarray,
+                 tags: TagSet) -> list[np.ndarray]:
+    """SRL rows' emissions [R, T, K] (scores modified in place), their lengths and predicate
+    positions -> best IOBES paths with one V span on the predicate (`mark_predicates`) and
+    no core role twice (`senna.decode.roles`).  Training's dev scores decode this way too."""
+    mark_predicates(scores, at, tags)
+    return unique_core_roles(decoder, scores, np.asarray(lengths),
+                             decoder.decode(scores, lengths), tags.items)
+
+
 class TaskModel:
     """One task's network; `predict` returns tags in the scheme it was trained on (IOBES for
     span tasks), always valid sequences of that scheme."""
@@ -108,11 +119,6 @@ class TaskModel:
         bound(self.featurizer)
         ids = self.featurizer.encode_many(sentences, columns)
         return kernels.window_scores(ids, [len(s) for s in sentences], self.w, self.cfg)
-
-    def decode_padded(self, emissions: np.ndarray, lengths: np.ndarray) -> list[list[str]]:
-        """Emissions [B, T, K] (sentence b: the first lengths[b] rows) -> tag names."""
-        name = self.tags.items.__getitem__
-        return [list(map(name, p.tolist())) for p in self.decoder.decode(emissions, lengths)]
 
     def predict(self, sentences: Sequence[Sequence[str]],
                 columns: Sequence[Mapping[str, Sequence[str]]] | None = None) -> list[list[str]]:
@@ -180,9 +186,10 @@ class TaskModel:
         network pass and one Viterbi pass for all of them."""
         scores, bounds = self.role_scores(sentences, predicates, columns, windows)
         at = np.array([p for ps in predicates for p in ps], dtype=np.intp) - bounds[:, 0]
-        mark_predicates(scores, at, self.tags)
-        tags = iter(zip(bounds[:, 0].tolist(),
-                        self.decode_padded(scores, bounds[:, 1] - bounds[:, 0]), strict=True))
+        paths = decode_roles(self.decoder, scores, bounds[:, 1] - bounds[:, 0], at, self.tags)
+        name = self.tags.items.__getitem__
+        tags = iter(zip(bounds[:, 0].tolist(), [list(map(name, p.tolist())) for p in paths],
+                        strict=True))
         return [[next(tags) for _ in ps] for ps in predicates]
 
     def predict_roles_many(self, sentences: Sequence[Sequence[str]],

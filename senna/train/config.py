@@ -74,6 +74,9 @@ class TrainConfig:
                              "trained", 2)
     gazetteer_dropout: float = setting("probability (0-1) of switching a gazetteer flag off "
                                        "in training", 0.0)
+    column_dropout: float = setting("probability (0-1) of replacing a tag of an input column "
+                                    "(POS, PT0, ...) by RARE in training, so the model leans "
+                                    "less on the upstream tagger's output", 0.0)
     dev_fraction: float = setting("share of the training sentences held out as dev when no "
                                   "--dev is given, between 0 and 1", 0.1)
     extra_train: str | None = setting("more training sentences in the task's format (e.g. "
@@ -144,8 +147,9 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--average must be in [0, 1) (0: off), got {cfg.average}")
     if cfg.lr_decay < 0:
         out.append(f"--lr-decay must be 0 or more, got {cfg.lr_decay}")
-    if not 0 <= cfg.gazetteer_dropout <= 1:
-        out.append(f"--gazetteer-dropout must be between 0 and 1, got {cfg.gazetteer_dropout}")
+    for name in ("gazetteer_dropout", "column_dropout"):
+        if not 0 <= getattr(cfg, name) <= 1:
+            out.append(f"{option(name)} must be between 0 and 1, got {getattr(cfg, name)}")
     if not cfg.dev and not 0 < cfg.dev_fraction < 1:
         out.append(f"--dev-fraction must be between 0 and 1 (exclusive) when no --dev file is "
                    f"given, got {cfg.dev_fraction}")

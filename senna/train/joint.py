@@ -355,7 +355,7 @@ def train_joint(cfg: JointConfig) -> dict:
             m.opt.zero_grad(set_to_none=True)
             shared_opt.zero_grad(set_to_none=True)
             if isinstance(m, Member):
-                drop_flags(batch.ids, m.saved.featurizer, m.cfg.gazetteer_dropout, rng)
+                drop_flags(batch.ids, m.saved.featurizer, m.cfg, rng)
                 loss = step_loss(m.net, batch)
             else:
                 loss = m.loss(rng)

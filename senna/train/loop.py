@@ -21,7 +21,7 @@ import torch
 from tqdm import tqdm
 
 from senna.datasets import load_splits
-from senna.features import Featurizer, Gazetteer, GazetteerFeature, WordFeature
+from senna.features import ColumnFeature, Featurizer, Gazetteer, GazetteerFeature, WordFeature
 from senna.io.checkpoint import SavedModel, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import (
@@ -102,19 +102,25 @@ def optimizer(named: Iterable[tuple[str, torch.nn.Parameter]], lr: float,
     return torch.optim.SGD(groups, lr=lr)
 
 
-def drop_flags(ids: np.ndarray, featurizer: Featurizer, p: float,
+def drop_flags(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
                rng: np.random.Generator) -> None:
-    """Gazetteer flags "yes" -> "no" with probability p, in place.
+    """Gazetteer flags "yes" -> "no" (`gazetteer_dropout`) and input-column tags -> RARE
+    (`column_dropout`) at random, in place.
 
     The CoNLL-2003 list was compiled from its training data, so on training sentences the
     flags nearly give the answer and the network learns to trust them more than they deserve
-    on new text; dropping them at random keeps the word and caps features in use.
+    on new text; dropping them at random keeps the word and caps features in use.  Gold
+    input columns (POS, PT0) are likewise more reliable in training than the upstream
+    taggers' output the model meets at run time.  No random numbers are drawn for a
+    probability of 0, so runs without them stay the runs they were.
     """
-    if p <= 0:
-        return
-    for j, kind in enumerate(featurizer.kinds):
-        if isinstance(kind, GazetteerFeature):
-            kind.drop(ids[..., j], p, rng)
+    for kind_type, p in ((GazetteerFeature, cfg.gazetteer_dropout),
+                         (ColumnFeature, cfg.column_dropout)):
+        if p <= 0:
+            continue
+        for j, kind in enumerate(featurizer.kinds):
+            if isinstance(kind, kind_type):
+                kind.drop(ids[..., j], p, rng)
 
 
 def step_loss(net: Tagger, batch) -> torch.Tensor:
@@ -195,7 +201,7 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
         bar = tqdm(batches(examples, cfg.batch_size, saved.tags, rng), desc=f"epoch {epoch}",
                    total=-(-len(examples) // cfg.batch_size), leave=False, mininterval=2)
         for batch in bar:
-            drop_flags(batch.ids, saved.featurizer, cfg.gazetteer_dropout, rng)
+            drop_flags(batch.ids, saved.featurizer, cfg, rng)
             opt.zero_grad(set_to_none=True)
             loss = step_loss(net, batch)
             loss.backward()

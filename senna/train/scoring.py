@@ -9,7 +9,7 @@ import torch
 
 from senna.io.checkpoint import SavedModel
 from senna.nn.networks import Tagger
-from senna.runtime.model import mark_predicates, model_decoder
+from senna.runtime.model import decode_roles, model_decoder
 from senna.scoring import score_predictions
 from senna.tasks import TaskSpec
 from senna.train.data import Example, batches
@@ -25,9 +25,9 @@ def predict_tags(net: Tagger, examples: Sequence[Example], saved: SavedModel,
     for b in batches(examples, batch_size, None):
         emissions = net(torch.from_numpy(b.ids), torch.from_numpy(b.lengths),
                         torch.from_numpy(b.predicates)).numpy()
-        if saved.task == "srl":
-            mark_predicates(emissions, b.predicates, saved.tags)
-        for i, path in zip(b.index, decoder.decode(emissions, b.lengths), strict=True):
+        paths = (decode_roles(decoder, emissions, b.lengths, b.predicates, saved.tags)
+                 if saved.task == "srl" else decoder.decode(emissions, b.lengths))
+        for i, path in zip(b.index, paths, strict=True):
             out[i] = saved.tags.decode(path)
     return out
 
