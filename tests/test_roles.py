@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from senna.decode.constraints import for_scheme
-from senna.decode.roles import repeated_spans, unique_core_roles
+from senna.decode.roles import repeated_spans, rows_with_repeats, unique_core_roles
 from senna.decode.viterbi import Decoder
 
 TAGS = ["O", "B-ARG1", "I-ARG1", "E-ARG1", "S-ARG1", "S-ARG0", "S-V", "S-ARGM-TMP",
@@ -82,8 +82,11 @@ def test_fixing_one_role_never_brings_back_another():
     for _ in range(50):
         emissions = rng.normal(size=(8, 6, len(TAGS))).astype(np.float32) * 3
         lengths = rng.integers(1, 7, size=8)
-        paths = unique_core_roles(decoder, emissions, lengths,
-                                  decoder.decode(emissions, lengths), TAGS)
+        viterbi = decoder.decode(emissions, lengths)
         roles = {"ARG1": np.array(ARG1), "ARG0": np.array([5])}
+        assert rows_with_repeats(viterbi, lengths, TAGS, roles) == [   # the NumPy count
+            b for b, (p, n) in enumerate(zip(viterbi, lengths, strict=True))
+            if repeated_spans(p[:n], TAGS, roles) is not None]
+        paths = unique_core_roles(decoder, emissions, lengths, viterbi, TAGS)
         assert all(repeated_spans(p[:n], TAGS, roles) is None
                    for p, n in zip(paths, lengths, strict=True))

@@ -55,17 +55,34 @@ def repeated_spans(path: np.ndarray, tags: Sequence[str], roles: dict[str, np.nd
     return None
 
 
+def rows_with_repeats(paths: list[np.ndarray], lengths: np.ndarray, tags: Sequence[str],
+                      roles: dict[str, np.ndarray]) -> list[int]:
+    """Rows whose path begins a span (B- or S-) of one core role twice: counted for all rows
+    at once in NumPy, so only those rows are read in Python."""
+    begins = np.full(len(tags), -1, dtype=np.intp)
+    for r, label in enumerate(roles):
+        for i in roles[label]:
+            if split_tag(tags[i])[0] in ("B", "S"):
+                begins[i] = r
+    lengths = np.asarray(lengths, dtype=np.intp)
+    flat = np.concatenate([p[:n] for p, n in zip(paths, lengths.tolist(), strict=True)])
+    role = begins[flat]
+    row = np.repeat(np.arange(len(paths)), lengths)[role >= 0]
+    counts = np.bincount(row * len(roles) + role[role >= 0], minlength=len(paths) * len(roles))
+    return np.flatnonzero((counts.reshape(len(paths), -1) > 1).any(1)).tolist()
+
+
 def unique_core_roles(decoder: Decoder, emissions: np.ndarray, lengths: np.ndarray,
                       paths: list[np.ndarray], tags: Sequence[str]) -> list[np.ndarray]:
     """Viterbi paths of emissions [B, T, K] -> the same paths where no core role repeats:
     for a row that repeats one, the best path among those allowing the role inside one of
     its spans only (module docstring)."""
     roles = core_tags(tags)
-    if not roles:
+    if not roles or not len(paths):
         return paths
     paths = list(paths)
     fixed: dict[int, np.ndarray] = {}   # row -> its emissions under the choices made so far
-    todo = list(range(len(paths)))
+    todo = rows_with_repeats(paths, lengths, tags, roles)
     for _ in range(MAX_ROUNDS):
         found = [(b, repeated_spans(paths[b][: lengths[b]], tags, roles)) for b in todo]
         found = [(b, r) for b, r in found if r is not None]
