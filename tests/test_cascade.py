@@ -161,3 +161,19 @@ def test_a_column_without_gold_is_predicted_in_training_and_by_the_pipeline(tmp_
     done = pipe.tag([s.words for s in dev], predicates=[s.predicates for s in dev])
     got = [list(r) for s in done for r in s.roles]
     assert got == want
+
+
+def test_a_model_trained_on_other_text_needs_no_folds(data_dir, monkeypatch):
+    """The WSJ CHUNK tagger never saw EWT sentences, the EWT POS tagger did: only the
+    second calls for a jackknife."""
+    from conftest import MODELS, ROOT
+
+    from senna.io.conll import read_dataset
+    from senna.train.cascade import saw_any
+
+    if not (MODELS / "chunk" / "config.json").exists():
+        pytest.skip("no shipped models")
+    monkeypatch.chdir(ROOT)   # the models record their data as ../shared/data/...
+    ewt = read_dataset(data_dir / "ewt" / "ewt.train.pt0", "pt0")[:200]
+    assert not saw_any(str(MODELS / "chunk"), ewt)
+    assert saw_any(str(MODELS / "pos"), ewt)

@@ -112,14 +112,30 @@ def fold_model(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
     return out
 
 
+def saw_any(model_dir: str, sentences: Sequence, share: float = 0.01) -> bool:
+    """Was a saved model trained on these sentences: more than `share` of them (same words)
+    in its recorded training files?  (Corpora share a few short sentences, "Thank you .":
+    one CoNLL-2000 sentence is in EWT's training set.)"""
+    from senna.train.config import TrainConfig
+
+    config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
+    settings = dict(config["training"]["config"])
+    settings.update(predicted_columns=None, jackknife=0)
+    fold_cfg = TrainConfig.from_dict(settings)
+    seen = {tuple(s.words) for s in load_splits(fold_cfg, get_task(fold_cfg.task))[0]}
+    return sum(tuple(s.words) in seen for s in sentences) > share * len(sentences)
+
+
 def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
-    """Apply cfg.predicted_columns (with cfg.jackknife folds) to the sentences, in place."""
+    """Apply cfg.predicted_columns (with cfg.jackknife folds) to the sentences, in place.
+    A model trained on other text (the WSJ CHUNK tagger for EWT sentences) tags the
+    training sentences itself: folds would only train it again on the same data."""
     done: list[str] = []
     known: dict[Key, dict] = {}
     for column, model_dir in parse_spec(cfg.predicted_columns):
         given = TaskModel.load(model_dir)
         tag_column(given, dev_sents, column)
-        if cfg.jackknife < 2:
+        if cfg.jackknife < 2 or not saw_any(model_dir, train_sents):
             tag_column(given, train_sents, column)
         else:
             for k, part in enumerate(folds(len(train_sents), cfg.jackknife)):
