@@ -90,3 +90,25 @@ def test_fixing_one_role_never_brings_back_another():
         paths = unique_core_roles(decoder, emissions, lengths, viterbi, TAGS)
         assert all(repeated_spans(p[:n], TAGS, roles) is None
                    for p, n in zip(paths, lengths, strict=True))
+
+
+def test_continuations_and_references_need_their_argument():
+    from senna.decode.roles import drop_orphans
+
+    tags = ["O", "S-ARG0", "S-ARG1", "B-C-ARG1", "E-C-ARG1", "S-R-ARG0", "S-V", "S-C-V",
+            "S-R-ARG2"]
+
+    def run(*names):
+        path = np.array([tags.index(t) for t in names] + [0, 0])   # padding past the row
+        out = drop_orphans([path], np.array([len(names)]), tags)[0]
+        assert out[len(names):].tolist() == [0, 0]
+        return [tags[t] for t in out[: len(names)]]
+
+    # C-ARG1 before ARG1: dropped; after it: kept; C-V needs nothing
+    assert run("B-C-ARG1", "E-C-ARG1", "S-V", "S-ARG1", "S-C-V") == [
+        "O", "O", "S-V", "S-ARG1", "S-C-V"]
+    assert run("S-ARG1", "S-V", "B-C-ARG1", "E-C-ARG1") == ["S-ARG1", "S-V", "B-C-ARG1",
+                                                            "E-C-ARG1"]
+    # R-ARG0 with ARG0 anywhere in the row (even after it): kept; R-ARG2 without ARG2: dropped
+    assert run("S-R-ARG0", "S-V", "S-ARG0", "S-R-ARG2") == ["S-R-ARG0", "S-V", "S-ARG0", "O"]
+    assert drop_orphans([], np.array([], dtype=int), tags) == []

@@ -1,4 +1,5 @@
-"""SRL decoding with each core argument at most once per predicate.
+"""SRL decoding under PropBank's constraints: each core argument at most once per
+predicate, and no continuation or reference without the argument it continues or refers to.
 
 Why: PropBank gives a predicate at most one ARG0, one ARG1, ... (the EWT dev set has no
 predicate with two spans of one core role), but Viterbi over IOBES tags cannot count spans,
@@ -9,6 +10,10 @@ inside that span, and the best-scoring of those paths is kept (repeated, keeping
 made, while some core role repeats; Punyakanok et al. 2008 enforce the same constraint
 with integer programming).  Rows without a repeat, nearly all, keep their Viterbi path, so
 the cost is a few extra decodes per batch.
+
+A continuation `C-X` with no `X` before it, or a reference `R-X` with no `X` in the row
+(0.4% of the dev set's predicted arguments; none in its gold ones), is dropped to `O`:
++0.10 dev F1, where decoding again without that role gains +0.07.
 """
 
 from __future__ import annotations
@@ -105,4 +110,39 @@ def unique_core_roles(decoder: Decoder, emissions: np.ndarray, lengths: np.ndarr
             j = max((j for j, o in enumerate(owner) if o == b), key=lambda j: score[j])
             paths[b], fixed[b] = best[j], cand[j]
         todo = [b for b, _ in found]
+    return paths
+
+
+def drop_orphans(paths: list[np.ndarray], lengths: np.ndarray, tags: Sequence[str]
+                 ) -> list[np.ndarray]:
+    """Paths -> the same, with `C-X` spans that follow no `X` and `R-X` spans in a row
+    without `X` set to O (module docstring).  Rows holding no C-/R- span are not read."""
+    o = tags.index("O") if "O" in tags else None
+    linked = np.array([split_tag(t)[0] in ("B", "S") and split_tag(t)[1][:2] in ("C-", "R-")
+                       and split_tag(t)[1] != "C-V" for t in tags])
+    if o is None or not linked.any() or not len(paths):
+        return paths
+    paths = list(paths)
+    for b, n in enumerate(np.asarray(lengths).tolist()):
+        path = paths[b][:n]
+        if not linked[path].any():
+            continue
+        spans = [(i, split_tag(tags[t])[1]) for i, t in enumerate(path.tolist())
+                 if split_tag(tags[t])[0] in ("B", "S")]
+        present = {label for _, label in spans}
+        before: set[str] = set()
+        fixed = path.copy()
+        for i, label in spans:
+            kind, base = label[:2], label[2:]
+            if (kind == "C-" and label != "C-V" and base not in before) or (
+                    kind == "R-" and base not in present):
+                j = i
+                while True:   # the span: B- I-* E-, or S-
+                    end = split_tag(tags[fixed[j]])[0] in ("E", "S")
+                    fixed[j] = o
+                    if end:
+                        break
+                    j += 1
+            before.add(label)
+        paths[b] = np.concatenate([fixed, paths[b][n:]])
     return paths

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from senna.decode.constraints import for_scheme
-from senna.decode.roles import unique_core_roles
+from senna.decode.roles import drop_orphans, unique_core_roles
 from senna.decode.viterbi import Decoder
 from senna.io.checkpoint import ModelError, SavedModel, load_model
 from senna.runtime import kernels
@@ -67,11 +67,14 @@ def mark_predicates(scores: np.ndarray, at: np.ndarray, tags: TagSet) -> None:
 def decode_roles(decoder: Decoder, scores: np.ndarray, lengths: np.ndarray, at: np.ndarray,
                  tags: TagSet) -> list[np.ndarray]:
     """SRL rows' emissions [R, T, K] (scores modified in place), their lengths and predicate
-    positions -> best IOBES paths with one V span on the predicate (`mark_predicates`) and
-    no core role twice (`senna.decode.roles`).  Training's dev scores decode this way too."""
+    positions -> best IOBES paths with one V span on the predicate (`mark_predicates`), no
+    core role twice and no C-/R- role without its argument (`senna.decode.roles`).
+    Training's dev scores decode this way too."""
     mark_predicates(scores, at, tags)
-    return unique_core_roles(decoder, scores, np.asarray(lengths),
-                             decoder.decode(scores, lengths), tags.items)
+    lengths = np.asarray(lengths)
+    paths = unique_core_roles(decoder, scores, lengths, decoder.decode(scores, lengths),
+                              tags.items)
+    return drop_orphans(paths, lengths, tags.items)
 
 
 class TaskModel:
