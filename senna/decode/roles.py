@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -32,12 +34,41 @@ MAX_ROUNDS = 8   # rounds of one role fixed per row (each keeps the earlier roun
 
 def core_tags(tags: Sequence[str]) -> dict[str, np.ndarray]:
     """role -> its tag ids (B-, I-, E-, S-) for the core roles of a tag set."""
-    out: dict[str, list[int]] = {}
-    for i, tag in enumerate(tags):
-        prefix, label = split_tag(tag)
+    return _tables(tuple(tags)).roles
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """What the constraints need of a tag set, built once per tag set (`_tables`)."""
+
+    roles: dict[str, np.ndarray]   # core role -> its tag ids
+    begins: np.ndarray             # tag id -> index of the core role it begins (B-/S-), or -1
+    linked: np.ndarray             # tag id -> begins a C-X (not C-V) or R-X span
+    o: int | None                  # the id of O
+
+
+@lru_cache(maxsize=16)
+def _tables(tags: tuple[str, ...]) -> _Tables:
+    parts = [split_tag(t) for t in tags]
+    roles: dict[str, list[int]] = {}
+    for i, (prefix, label) in enumerate(parts):
         if prefix and CORE.fullmatch(label):
-            out.setdefault(label, []).append(i)
-    return {label: np.array(ids, dtype=np.intp) for label, ids in out.items()}
+            roles.setdefault(label, []).append(i)
+    order = {label: r for r, label in enumerate(roles)}
+    begins = np.array([order.get(label, -1) if prefix in ("B", "S") else -1
+                       for prefix, label in parts], dtype=np.intp)
+    linked = np.array([prefix in ("B", "S") and label[:2] in ("C-", "R-") and label != "C-V"
+                       for prefix, label in parts], dtype=bool)
+    return _Tables({k: np.array(v, dtype=np.intp) for k, v in roles.items()}, begins, linked,
+                   tags.index("O") if "O" in tags else None)
+
+
+def _rows_with(paths: list[np.ndarray], lengths: np.ndarray, values: np.ndarray) -> tuple:
+    """values[tag] of every word of every row, and each word's row: one NumPy pass over all
+    rows, so only the rows that need it are read in Python."""
+    lengths = np.asarray(lengths, dtype=np.intp)
+    flat = np.concatenate([p[:n] for p, n in zip(paths, lengths.tolist(), strict=True)])
+    return values[flat], np.repeat(np.arange(len(paths)), lengths)
 
 
 def repeated_spans(path: np.ndarray, tags: Sequence[str], roles: dict[str, np.ndarray]
@@ -62,18 +93,13 @@ def repeated_spans(path: np.ndarray, tags: Sequence[str], roles: dict[str, np.nd
 
 def rows_with_repeats(paths: list[np.ndarray], lengths: np.ndarray, tags: Sequence[str],
                       roles: dict[str, np.ndarray]) -> list[int]:
-    """Rows whose path begins a span (B- or S-) of one core role twice: counted for all rows
-    at once in NumPy, so only those rows are read in Python."""
-    begins = np.full(len(tags), -1, dtype=np.intp)
-    for r, label in enumerate(roles):
-        for i in roles[label]:
-            if split_tag(tags[i])[0] in ("B", "S"):
-                begins[i] = r
-    lengths = np.asarray(lengths, dtype=np.intp)
-    flat = np.concatenate([p[:n] for p, n in zip(paths, lengths.tolist(), strict=True)])
-    role = begins[flat]
-    row = np.repeat(np.arange(len(paths)), lengths)[role >= 0]
-    counts = np.bincount(row * len(roles) + role[role >= 0], minlength=len(paths) * len(roles))
+    """Rows whose path begins a span (B- or S-) of one core role of `roles` twice."""
+    t = _tables(tuple(tags))
+    keep = np.array([label in roles for label in t.roles] + [False])  # [-1]: not a begin
+    role, row = _rows_with(paths, lengths, t.begins)
+    hit = keep[role]
+    counts = np.bincount(row[hit] * len(t.roles) + role[hit],
+                         minlength=len(paths) * len(t.roles))
     return np.flatnonzero((counts.reshape(len(paths), -1) > 1).any(1)).tolist()
 
 
@@ -117,21 +143,18 @@ def drop_orphans(paths: list[np.ndarray], lengths: np.ndarray, tags: Sequence[st
                  ) -> list[np.ndarray]:
     """Paths -> the same, with `C-X` spans that follow no `X` and `R-X` spans in a row
     without `X` set to O (module docstring).  Rows holding no C-/R- span are not read."""
-    o = tags.index("O") if "O" in tags else None
-    linked = np.array([split_tag(t)[0] in ("B", "S") and split_tag(t)[1][:2] in ("C-", "R-")
-                       and split_tag(t)[1] != "C-V" for t in tags])
-    if o is None or not linked.any() or not len(paths):
+    t = _tables(tuple(tags))
+    if t.o is None or not t.linked.any() or not len(paths):
         return paths
+    linked, row = _rows_with(paths, lengths, t.linked)
     paths = list(paths)
-    for b, n in enumerate(np.asarray(lengths).tolist()):
-        path = paths[b][:n]
-        if not linked[path].any():
-            continue
-        spans = [(i, split_tag(tags[t])[1]) for i, t in enumerate(path.tolist())
-                 if split_tag(tags[t])[0] in ("B", "S")]
+    for b in np.unique(row[linked]).tolist():
+        n = int(lengths[b])
+        fixed = paths[b][:n].copy()
+        spans = [(i, split_tag(tags[x])[1]) for i, x in enumerate(fixed.tolist())
+                 if split_tag(tags[x])[0] in ("B", "S")]
         present = {label for _, label in spans}
         before: set[str] = set()
-        fixed = path.copy()
         for i, label in spans:
             kind, base = label[:2], label[2:]
             if (kind == "C-" and label != "C-V" and base not in before) or (
@@ -139,7 +162,7 @@ def drop_orphans(paths: list[np.ndarray], lengths: np.ndarray, tags: Sequence[st
                 j = i
                 while True:   # the span: B- I-* E-, or S-
                     end = split_tag(tags[fixed[j]])[0] in ("E", "S")
-                    fixed[j] = o
+                    fixed[j] = t.o
                     if end:
                         break
                     j += 1
