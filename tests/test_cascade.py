@@ -169,11 +169,11 @@ def test_a_model_trained_on_other_text_needs_no_folds(data_dir, monkeypatch):
     from conftest import MODELS, ROOT
 
     from senna.io.conll import read_dataset
-    from senna.train.cascade import saw_any
+    from senna.train.cascade import trained_on
 
     if not (MODELS / "chunk" / "config.json").exists():
         pytest.skip("no shipped models")
     monkeypatch.chdir(ROOT)   # the models record their data as ../shared/data/...
     ewt = read_dataset(data_dir / "ewt" / "ewt.train.pt0", "pt0")[:200]
-    assert not saw_any(str(MODELS / "chunk"), ewt)
-    assert saw_any(str(MODELS / "pos"), ewt)
+    assert not trained_on(str(MODELS / "chunk"), ewt)
+    assert trained_on(str(MODELS / "pos"), ewt)

@@ -214,15 +214,15 @@ def test_compact_stores_a_models_own_rows_in_float16(tmp_path):
 def test_gazetteer_dropout_only_touches_gazetteer_flags():
     from senna import features as F
     from senna.features import Featurizer, Gazetteer
-    from senna.train.loop import drop_flags
+    from senna.train.loop import drop_features
 
     gaz = Gazetteer({"LOC": {("Paris",)}})
     specs = [F.word(), F.gazetteer_feature("LOC")]
     fz = Featurizer.fit(specs, [], gaz, words=None)
     ids = np.array([[[5, 3], [3, 2], [7, 3]]])
-    drop_flags(ids, fz, TrainConfig(task="ner", train="x"), np.random.default_rng(0))
+    drop_features(ids, fz, TrainConfig(task="ner", train="x"), np.random.default_rng(0))
     assert ids[0, :, 1].tolist() == [3, 2, 3]
-    drop_flags(ids, fz, TrainConfig(task="ner", train="x", gazetteer_dropout=1.0,
+    drop_features(ids, fz, TrainConfig(task="ner", train="x", gazetteer_dropout=1.0,
                                     column_dropout=1.0), np.random.default_rng(0))
     assert ids[0, :, 1].tolist() == [2, 2, 2] and ids[0, :, 0].tolist() == [5, 3, 7]
 
@@ -230,18 +230,18 @@ def test_gazetteer_dropout_only_touches_gazetteer_flags():
 def test_column_dropout_turns_only_column_tags_into_rare():
     from senna import features as F
     from senna.features import Featurizer
-    from senna.train.loop import drop_flags
+    from senna.train.loop import drop_features
 
     fz = Featurizer.fit([F.word(), F.caps(), F.column("pt0")], [], words=None)
     ids = np.array([[[5, 3, 4], [3, 2, 1], [7, 3, 6], [0, 0, 0]]])   # last row: padding
-    drop_flags(ids, fz, TrainConfig(task="srl", train="x", column_dropout=0.0),
+    drop_features(ids, fz, TrainConfig(task="srl", train="x", column_dropout=0.0),
                np.random.default_rng(0))
     assert ids[0, :, 2].tolist() == [4, 1, 6, 0]
-    drop_flags(ids, fz, TrainConfig(task="srl", train="x", column_dropout=1.0),
+    drop_features(ids, fz, TrainConfig(task="srl", train="x", column_dropout=1.0),
                np.random.default_rng(0))
     assert ids[0].tolist() == [[5, 3, 1], [3, 2, 1], [7, 3, 1], [0, 0, 0]]
     half = np.full((1, 4000, 3), 4)
-    drop_flags(half, fz, TrainConfig(task="srl", train="x", column_dropout=0.25),
+    drop_features(half, fz, TrainConfig(task="srl", train="x", column_dropout=0.25),
                np.random.default_rng(0))
     assert 0.2 < (half[0, :, 2] == 1).mean() < 0.3 and (half[0, :, :2] == 4).all()
 

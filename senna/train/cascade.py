@@ -112,7 +112,7 @@ def fold_model(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
     return out
 
 
-def saw_any(model_dir: str, sentences: Sequence, share: float = 0.01) -> bool:
+def trained_on(model_dir: str, sentences: Sequence, share: float = 0.01) -> bool:
     """Was a saved model trained on these sentences: more than `share` of them (same words)
     in its recorded training files?  (Corpora share a few short sentences, "Thank you .":
     one CoNLL-2000 sentence is in EWT's training set.)"""
@@ -135,7 +135,7 @@ def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
     for column, model_dir in parse_spec(cfg.predicted_columns):
         given = TaskModel.load(model_dir)
         tag_column(given, dev_sents, column)
-        if cfg.jackknife < 2 or not saw_any(model_dir, train_sents):
+        if cfg.jackknife < 2 or not trained_on(model_dir, train_sents):
             tag_column(given, train_sents, column)
         else:
             for k, part in enumerate(folds(len(train_sents), cfg.jackknife)):

@@ -56,7 +56,7 @@ from senna.train.loop import (
     TrainConfig,
     build,
     command_line,
-    drop_flags,
+    drop_features,
     epoch_settings,
     optimizer,
     step_loss,
@@ -355,7 +355,7 @@ def train_joint(cfg: JointConfig) -> dict:
             m.opt.zero_grad(set_to_none=True)
             shared_opt.zero_grad(set_to_none=True)
             if isinstance(m, Member):
-                drop_flags(batch.ids, m.saved.featurizer, m.cfg, rng)
+                drop_features(batch.ids, m.saved.featurizer, m.cfg, rng)
                 loss = step_loss(m.net, batch)
             else:
                 loss = m.loss(rng)

@@ -102,7 +102,7 @@ def optimizer(named: Iterable[tuple[str, torch.nn.Parameter]], lr: float,
     return torch.optim.SGD(groups, lr=lr)
 
 
-def drop_flags(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
+def drop_features(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
                rng: np.random.Generator) -> None:
     """Gazetteer flags "yes" -> "no" (`gazetteer_dropout`) and input-column tags -> RARE
     (`column_dropout`) at random, in place.
@@ -201,7 +201,7 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
         bar = tqdm(batches(examples, cfg.batch_size, saved.tags, rng), desc=f"epoch {epoch}",
                    total=-(-len(examples) // cfg.batch_size), leave=False, mininterval=2)
         for batch in bar:
-            drop_flags(batch.ids, saved.featurizer, cfg, rng)
+            drop_features(batch.ids, saved.featurizer, cfg, rng)
             opt.zero_grad(set_to_none=True)
             loss = step_loss(net, batch)
             loss.backward()
