@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from senna.datasets import recorded_dev_set
+from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
@@ -45,7 +46,7 @@ def main() -> int:
     p.add_argument("--models", default=str(ROOT / "senna" / "models"))
     a = p.parse_args()
     data, root = Path(a.data), Path(a.models)
-    models = {t: TaskModel.load(root / t) for t in ("pos", "chunk", "ner", "pt0", "vbs", "srl")}
+    models = {t: load_tagger(root / t) for t in ("pos", "chunk", "ner", "pt0", "vbs", "srl")}
     print("| model | features | dev set | gold inputs | predicted inputs (cascade) | seconds |")
     print("|---|---|---|---|---|---|")
     users: dict[str, tuple[float, float]] = {}   # task -> (what users get, gold inputs)

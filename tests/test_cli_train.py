@@ -177,3 +177,29 @@ def test_a_joint_task_changes_some_settings_of_its_recipe(tmp_path, monkeypatch)
     recipe = json.loads((ROOT / "recipes" / "pos.json").read_text())
     assert built[0].tasks["pos"] == {**recipe, "hidden": 240}
     assert built[0].tasks["chunk"] == json.loads((ROOT / "recipes" / "chunk.json").read_text())
+
+
+def test_seeds_with_a_joint_config_train_one_run_per_seed(monkeypatch, capsys):
+    """`senna train --config recipes/srl-teachers.json --seeds 1,2,3` (SRL's teachers):
+    the joint settings go to the per-seed trainer; --joined-epochs is refused there."""
+    import senna.cli.train as cli
+
+    calls = []
+    real = cli._import
+
+    def entry(module, name):
+        if name == "train_joint_seeds":
+            return lambda cfg, seeds: calls.append((cfg, seeds)) or {
+                "srl": {"dev": {"seed-1": 1.0, "mean": 2.0}}}
+        return real(module, name)
+
+    monkeypatch.setattr(cli, "_import", entry)
+    monkeypatch.chdir(ROOT)
+    assert cli.main(["--config", "recipes/srl-teachers.json", "--seeds", "1,2,3"]) == 0
+    cfg, seeds = calls[0]
+    assert seeds == [1, 2, 3] and cfg.out == "runs/srl-teachers"
+    assert cfg.task_config("srl").teachers is None       # teachers are not taught
+    assert "srl dev scores: seed-1 1.00, mean 2.00" in capsys.readouterr().out
+    err = bad_settings(capsys, ["train", "--config", "recipes/srl-teachers.json", "--seeds",
+                                "1,2", "--joined-epochs", "2"])
+    assert "--joined-epochs trains the joined layer of one task's ensemble" in err

@@ -238,10 +238,10 @@ def test_each_task_trains_with_its_own_dropout_and_rate_decay(tmp_path, monkeypa
     dropout: dict[int, set] = {}        # network -> (p input, p hidden) seen in its steps
     real_loss = joint.step_loss
 
-    def spy_loss(net, batch):
+    def spy_loss(net, batch, distill=0.0):
         dropout.setdefault(id(net), set()).add((net.training, net.drop_input.p,
                                                 net.drop_hidden.p))
-        return real_loss(net, batch)
+        return real_loss(net, batch, distill)
 
     rates: dict[int, list[float]] = {}  # network -> its own rate per epoch / the first's
     real_settings = joint.epoch_settings
@@ -262,3 +262,25 @@ def test_each_task_trains_with_its_own_dropout_and_rate_decay(tmp_path, monkeypa
     assert dropout[by["ner"]] == {(True, 0.0, 0.0)}
     assert rates[by["pos"]] == pytest.approx([1.0, 0.5])
     assert rates[by["ner"]] == pytest.approx([1.0, 1.0])
+
+
+@pytest.mark.slow
+def test_seeds_give_a_mean_ensemble_per_task(tmp_path):
+    """`senna train --config JOINT --seeds 1,2`: one joint run per seed, and per task an
+    ensemble directory whose recorded dev scores the runtime reproduces."""
+    from senna.runtime.ensemble import EnsembleModel, load_tagger
+    from senna.train.ensemble import score
+    from senna.train.joint import train_joint_seeds
+
+    cfg = config(tmp_path, tasks=("ner", "srl"), epochs=1)
+    specs = train_joint_seeds(cfg, [1, 2])
+    out = Path(cfg.out)
+    assert set(specs) == {"ner", "srl"}
+    for name, spec in specs.items():
+        assert (out / "seed-1" / "history.json").exists() and (out / "seed-2" / name).is_dir()
+        assert spec["combine"] == "mean" and set(spec["dev"]) == {"seed-1", "seed-2", "mean"}
+        model = load_tagger(out / name)
+        assert isinstance(model, EnsembleModel) and len(model.members) == 2
+        dev = {m.spec.name: m for m in build_members(cfg)}[name].dev
+        assert score(model, get_task(name), dev) == pytest.approx(spec["dev"]["mean"])
+        assert json.loads((out / name / "ensemble.json").read_text()) == spec

@@ -60,7 +60,9 @@ def parser() -> argparse.ArgumentParser:
     ensemble = p.add_argument_group("ensembles (section 6.1)")
     ensemble.add_argument("--seeds", metavar="S1,S2,...",
                           help="train one model per seed into OUT/seed-S and make OUT an "
-                               "ensemble the tagger uses (combined by vote)")
+                               "ensemble the tagger uses (combined by vote); with --tasks "
+                               "(a joint run), one run per seed and an ensemble OUT/<task> per "
+                               "task, combined by the members' mean scores")
     ensemble.add_argument("--joined-epochs", dest="joined_epochs", type=int, default=None,
                           help="with --seeds: also train the joined ensemble (a layer on the "
                                "members' hidden layers) for this many epochs; it becomes the "
@@ -76,8 +78,9 @@ def main(argv: list[str]) -> int:
         settings = read_settings(path) if path else {}
         seeds, joined_epochs = ensemble_options(args)
         if args.get("tasks") or "tasks" in settings:
-            if seeds:
-                raise ValueError("--seeds trains an ensemble of one task: not with --tasks")
+            if joined_epochs:
+                raise ValueError("--joined-epochs trains the joined layer of one task's "
+                                 "ensemble: not with --tasks")
             joint = joint_config(settings, args, path)
         else:
             joint = None
@@ -88,6 +91,12 @@ def main(argv: list[str]) -> int:
             cfg = TrainConfig.from_dict(settings, path or "")
     except ValueError as e:
         raise UsageError(str(e), "senna train") from None
+    if joint is not None and seeds:
+        specs = _import("senna.train.joint", "train_joint_seeds")(joint, seeds)
+        for task, spec in specs.items():
+            print(f"{task} dev scores: " + ", ".join(f"{k} {v:.2f}" for k, v in spec["dev"].items())
+                  + f"; ensemble in {joint.out}/{task} (mean scores)")
+        return 0
     if joint is not None:
         return train_jointly(joint)
     if seeds:

@@ -1,4 +1,4 @@
-"""Ensembles of window-approach taggers of one task (section 6.1, Table 10), in NumPy.
+"""Ensembles of taggers of one task (section 6.1, Table 10), in NumPy.
 
 A model directory holding `ensemble.json` is an ensemble: member model directories (the
 same task and settings trained from different random seeds, so their dictionaries and tag
@@ -9,10 +9,15 @@ sets are the same) and how to combine them:
   IOBES, so the output is always a valid sequence;
 * "joined": the paper's "joined" ensemble: a linear layer trained on the members'
   concatenated hidden layers (`senna.train.ensemble`), with its own transition scores,
-  stored in `joined.npz`.
+  stored in `joined.npz`;
+* "mean": the members' emissions and transition scores averaged, decoded once.  The only
+  combination for sentence-approach (SRL) members, whose output is a path per predicate:
+  the averaged scores go through the same constrained decoding as one model's.
 
 `load_tagger` loads either a single model or an ensemble; both have the interface the
-pipeline uses (`predict`).
+pipeline uses (`predict`, and for SRL `predict_role_windows`).  The words are encoded once
+(`TaskModel.emissions`, `TaskModel.role_scores`); each member runs its own network on them
+(`window_net`, `role_net`).
 """
 
 from __future__ import annotations
@@ -36,19 +41,29 @@ from senna.tasks import TASKS
 
 ENSEMBLE_FILE = "ensemble.json"
 FORMAT = "senna-ensemble"
-COMBINE = ("vote", "joined")
+COMBINE = ("vote", "joined", "mean")
 
 
-def load_tagger(path: str | os.PathLike) -> TaskModel | EnsembleModel:
+def load_tagger(path: str | os.PathLike) -> TaskModel:
     """A model directory: an ensemble if it holds ensemble.json, else one model."""
     path = Path(path)
     return EnsembleModel.load(path) if (path / ENSEMBLE_FILE).exists() else TaskModel.load(path)
 
 
-class EnsembleModel:
-    """Members of one task combined by vote or by a joining layer."""
+def mean_decoder(members: Sequence[TaskModel]) -> Decoder:
+    """The decoder of the averaged members: their mean transition and start scores
+    (sentence-level members), or none (word-level ones), under the first one's scheme."""
+    first = members[0]
+    if {m.criterion for m in members} != {first.criterion}:
+        raise ModelError("ensemble members differ in criterion (sll / wll)")
+    if first.criterion != "sll":
+        return Decoder(len(first.tags), None, None, first.constraints)
+    return Decoder(len(first.tags), np.mean([m.w["transitions"] for m in members], 0),
+                   np.mean([m.w["start"] for m in members], 0), first.constraints)
 
-    sentence_level = False
+
+class EnsembleModel(TaskModel):
+    """Members of one task combined by vote, by a joining layer or by their mean scores."""
 
     def __init__(self, members: Sequence[TaskModel], combine: str = "vote",
                  joined: Mapping[str, np.ndarray] | None = None):
@@ -65,23 +80,30 @@ class EnsembleModel:
                     for s in first.featurizer.specs):
                 raise ModelError("ensemble members differ in task, tags, features or "
                                  "dictionaries; train them with the same settings")
-        if any(m.sentence_level for m in members):
-            raise ModelError("ensembles are of window-approach models only")
+        if TASKS[first.task].per_predicate and combine != "mean":
+            raise ModelError(f"{first.task} members are combined by their mean scores only "
+                             f"(one path per predicate), got combine {combine!r}")
+        if {(m.sentence_level, m.cfg.window) for m in members} != \
+                {(first.sentence_level, first.cfg.window)}:
+            raise ModelError("ensemble members need the same approach and window")
         self.members, self.combine = list(members), combine
-        self.task, self.tags, self.cfg = first.task, first.tags, first.cfg
-        self.featurizer = first.featurizer
+        self.saved, self.task, self.tags, self.cfg = first.saved, first.task, first.tags, first.cfg
+        self.featurizer, self.criterion = first.featurizer, first.criterion
+        self.constraints, self.w, self.tables = first.constraints, first.w, None
         for m in self.members[1:]:   # every member reads the first one's ids, spellings too
             m.w.update(char_tables(first.featurizer, m.w))
         self.scheme = TASKS[self.task].scheme
         self.joined = {k: np.asarray(v, dtype=np.float32) for k, v in (joined or {}).items()}
-        if self.joined:
+        if combine == "joined":
             self.decoder = Decoder(len(self.tags), self.joined.get("transitions"),
                                    self.joined.get("start"),
                                    for_scheme(self.tags.items, first.saved.info.get("scheme")))
+        else:
+            self.decoder = mean_decoder(self.members)
         # Each member's hidden layer: its network with the output layer replaced by identity.
         self._hidden = [{**m.w, "l2.weight": np.eye(m.cfg.hidden, dtype=np.float32),
                          "l2.bias": np.zeros(m.cfg.hidden, dtype=np.float32)}
-                        for m in self.members]
+                        for m in self.members] if combine == "joined" else []
 
     @classmethod
     def load(cls, path: str | os.PathLike, combine: str | None = None) -> EnsembleModel:
@@ -110,23 +132,32 @@ class EnsembleModel:
         return np.concatenate([kernels.window_scores(ids, lengths, w, m.cfg)
                                for w, m in zip(self._hidden, self.members, strict=True)], 1)
 
-    def emissions(self, sentences: Sequence[Sequence[str]],
-                  columns: Sequence[Mapping[str, Sequence[str]]]) -> np.ndarray:
-        """Sentences end to end -> every member's emissions side by side [sum T, M * K]
-        (vote), or the joining layer's emissions [sum T, K]."""
-        lengths = [len(s) for s in sentences]
-        ids = self.featurizer.encode_many(sentences, columns)
+    def window_net(self, ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
+        """Encoded words -> the joining layer's emissions [sum T, K], or the members' mean
+        (vote decodes each member's own: `predict`)."""
         if self.combine == "joined":
             scores = self.hidden_layers(ids, lengths) @ self.joined["join.weight"].T
             return scores + self.joined["join.bias"]
-        return np.concatenate([kernels.window_scores(ids, lengths, m.w, m.cfg)
-                               for m in self.members], 1)
+        return self._mean([m.window_net(ids, lengths) for m in self.members])
+
+    def role_net(self, ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]],
+                 windows: Sequence[Sequence[tuple[int, int]]]) -> np.ndarray:
+        """Encoded sentences -> the members' mean role emissions [sum P, N, K]."""
+        return self._mean([m.role_net(ids, predicates, windows) for m in self.members])
+
+    @staticmethod
+    def _mean(scores: list[np.ndarray]) -> np.ndarray:
+        out = scores[0]
+        for x in scores[1:]:
+            out += x
+        out /= len(scores)
+        return out
 
     def predict(self, sentences: Sequence[Sequence[str]],
                 columns: Sequence[Mapping[str, Sequence[str]]] | None = None) -> list[list[str]]:
         """Sentences of words (+ input columns) -> tags per word, valid sequences."""
-        if self.combine == "joined":
-            return TaskModel.predict(self, sentences, columns)  # type: ignore[arg-type]
+        if self.combine != "vote":
+            return super().predict(sentences, columns)
         cols = columns or [{}] * len(sentences)
         votes = [m.predict(sentences, cols) for m in self.members]
         return [self.vote([v[i] for v in votes]) for i in range(len(sentences))]

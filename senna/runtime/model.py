@@ -121,7 +121,18 @@ class TaskModel:
         sentences' words end to end: one feature pass and one network pass for the batch."""
         bound(self.featurizer)
         ids = self.featurizer.encode_many(sentences, columns)
-        return kernels.window_scores(ids, [len(s) for s in sentences], self.w, self.cfg)
+        return self.window_net(ids, [len(s) for s in sentences])
+
+    def window_net(self, ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
+        """Window approach: encoded words end to end [sum T, F] -> emissions [sum T, K].
+        (An ensemble combines its members' here, on the ids encoded once.)"""
+        return kernels.window_scores(ids, lengths, self.w, self.cfg)
+
+    def role_net(self, ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]],
+                 windows: Sequence[Sequence[tuple[int, int]]]) -> np.ndarray:
+        """Sentence approach: encoded sentences, predicate positions and windows ->
+        emissions [sum P, N, K] (`kernels.role_scores`)."""
+        return kernels.role_scores(ids, predicates, self.w, self.cfg, self.tables, windows)
 
     def predict(self, sentences: Sequence[Sequence[str]],
                 columns: Sequence[Mapping[str, Sequence[str]]] | None = None) -> list[list[str]]:
@@ -158,8 +169,7 @@ class TaskModel:
         if self.sentence_level:
             ids = self.featurizer.encode_many(sentences, columns)
             ids_list = np.split(ids, np.cumsum([len(s) for s in sentences])[:-1])
-            return kernels.role_scores(ids_list, predicates, self.w, self.cfg, self.tables,
-                                       windows), bounds
+            return self.role_net(ids_list, predicates, windows), bounds
         # window approach: one row per predicate, over its window and `half` words of
         # context on each side (so the window's edges see their true neighbours)
         half = self.cfg.window // 2
@@ -171,8 +181,7 @@ class TaskModel:
         ids = self.featurizer.encode_many([r[0] for r in rows], [r[1] for r in rows],
                                           [r[2] for r in rows])
         lengths = [len(r[0]) for r in rows]
-        scores = np.split(kernels.window_scores(ids, lengths, self.w, self.cfg),
-                          np.cumsum(lengths)[:-1])
+        scores = np.split(self.window_net(ids, lengths), np.cumsum(lengths)[:-1])
         n = int((bounds[:, 1] - bounds[:, 0]).max(initial=0))
         out = np.zeros((len(rows), n, len(self.tags)), dtype=np.float32)
         for r, (row, (lo, hi)) in enumerate(zip(rows, bounds, strict=True)):

@@ -34,6 +34,26 @@ def predicate_text(window: int) -> str:
     return f"; the predicate's {words} the layer after the max over time"
 
 
+def teachers_text(cfg: dict) -> list[str]:
+    """The card's line on distillation (`--teachers`), with the command that made the
+    teachers when their ensemble.json records it."""
+    if not cfg.get("teachers"):
+        return []
+    made = ""
+    for path in cfg["teachers"].split(","):
+        try:
+            spec = json.loads((Path(path) / "ensemble.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        command = spec.get("training", {}).get("command")
+        mean = spec.get("dev", {}).get("mean")
+        made += (f"; `{path}`: dev {mean:.2f}" if mean is not None else "") + \
+            (f", made by `{command}`" if command else "")
+    return [f"- Distilled from teachers `{cfg['teachers']}` (`--teachers`; the KL term from "
+            f"their averaged per-word tag distributions weighs {cfg.get('distill', 1.0):g}, "
+            f"`senna.train.distill`){made}"]
+
+
 def card_text(config: dict) -> str:
     tr = config.get("training", {})
     cfg = tr.get("config", {})
@@ -75,6 +95,7 @@ def card_text(config: dict) -> str:
               "trained without the fold it tags)" if cfg.get("jackknife") else "")
            + ": the dev scores below are with those predicted inputs"]
           if cfg.get("predicted_columns") else []),
+        *teachers_text(cfg),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}",
         f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "
         "(wall clock, one thread, on a 2-core machine shared with other training runs)",

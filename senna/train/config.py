@@ -82,6 +82,12 @@ class TrainConfig:
     extra_train: str | None = setting("more training sentences in the task's format (e.g. "
                                       "silver data from senna.train.silver), added after the "
                                       "dev sentences are set aside, so never in dev", None)
+    teachers: str | None = setting("DIR[,DIR...]: models of the same task and data (or an "
+                                   "ensemble directory) whose averaged scores the model "
+                                   "learns from besides the gold tags (knowledge "
+                                   "distillation, senna.train.distill)", None)
+    distill: float = setting("with --teachers: weight of the distillation term (KL from the "
+                             "teachers' per-word tag distributions to the model's)", 1.0)
     patience: int = setting("stop after this many epochs without a better dev score", 6)
     max_minutes: float = setting("stop after the epoch that passes this many minutes (0: no "
                                  "limit)", 0.0)
@@ -145,6 +151,8 @@ def problems(cfg: TrainConfig) -> list[str]:
             out.append(f"{option(name)} must be in [0, 1), got {getattr(cfg, name)}")
     if not 0 <= cfg.average < 1:
         out.append(f"--average must be in [0, 1) (0: off), got {cfg.average}")
+    if cfg.distill < 0:
+        out.append(f"--distill must be 0 or more, got {cfg.distill}")
     if cfg.lr_decay < 0:
         out.append(f"--lr-decay must be 0 or more, got {cfg.lr_decay}")
     for name in ("gazetteer_dropout", "column_dropout"):

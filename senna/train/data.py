@@ -22,6 +22,7 @@ class Example:
     ids: np.ndarray        # [T, F] feature ids
     tags: list[str]        # gold tags in the scheme the network predicts
     predicate: int = -1    # SRL: token index of the predicate
+    soft: np.ndarray | None = None   # [T, K] teachers' tag distributions (senna.train.distill)
 
 
 def gold_targets(task: TaskSpec, sentence) -> list[tuple[list[str], int]]:
@@ -52,6 +53,7 @@ class Batch:
     lengths: np.ndarray      # [B]
     predicates: np.ndarray   # [B] (-1 where none)
     index: np.ndarray        # [B] positions of these examples in the example list
+    soft: np.ndarray | None = None   # [B, T, K] teachers' tag distributions, zero padded
 
 
 def collate(examples: Sequence[Example], index: np.ndarray, tagset: TagSet | None) -> Batch:
@@ -64,7 +66,12 @@ def collate(examples: Sequence[Example], index: np.ndarray, tagset: TagSet | Non
         if tagset is not None:
             tags[j, : lengths[j]] = tagset.encode(e.tags)
     preds = np.array([e.predicate for e in examples])
-    return Batch(ids, tags, lengths, preds, index)
+    soft = None
+    if examples[0].soft is not None:
+        soft = np.zeros((b, t, examples[0].soft.shape[1]), dtype=np.float32)
+        for j, e in enumerate(examples):
+            soft[j, : lengths[j]] = e.soft
+    return Batch(ids, tags, lengths, preds, index, soft)
 
 
 def batches(examples: Sequence[Example], batch_size: int, tagset: TagSet | None,

@@ -60,6 +60,7 @@ from senna.train.loop import (
     epoch_settings,
     optimizer,
     step_loss,
+    training_examples,
     training_splits,
 )
 from senna.train.setup import word_vocab
@@ -232,7 +233,7 @@ def build_members(cfg: JointConfig) -> list[Member]:
                                "auxiliary": auxiliary_names(cfg),
                                "sampling": cfg.sampling, "command": cfg.command}
         members.append(Member(spec, c, net, saved, splits[name][1],
-                              make_examples(spec, splits[name][0], saved.featurizer),
+                              training_examples(c, spec, splits[name][0], saved),
                               make_examples(spec, splits[name][1], saved.featurizer)))
     tie(members, cfg.share_l1)
     return members
@@ -356,7 +357,7 @@ def train_joint(cfg: JointConfig) -> dict:
             shared_opt.zero_grad(set_to_none=True)
             if isinstance(m, Member):
                 drop_features(batch.ids, m.saved.featurizer, m.cfg, rng)
-                loss = step_loss(m.net, batch)
+                loss = step_loss(m.net, batch, m.cfg.distill)
             else:
                 loss = m.loss(rng)
             loss.backward()
@@ -483,3 +484,40 @@ def plot_curves(history: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
+
+
+def train_joint_seeds(cfg: JointConfig, seeds: list[int]) -> dict[str, dict]:
+    """`senna train --config JOINT.json --seeds 1,2,3`: the joint run once per seed, into
+    `out/seed-<s>/` (finished runs are kept, an unfinished one resumes), then for each
+    tagging task an ensemble directory `out/<task>/` of the runs' models combined by their
+    mean scores (`senna.runtime.ensemble`), with the members' and the ensemble's dev
+    scores in its ensemble.json; -> task -> ensemble.json's content.  Why: SRL's members
+    cannot be combined by vote (a path per predicate), and its ensemble teaches a single
+    network (`senna.train.distill`)."""
+    from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel
+    from senna.runtime.model import TaskModel
+    from senna.train.ensemble import score
+
+    if len(set(seeds)) < 2:
+        raise ValueError(f"an ensemble needs two different seeds or more, got {seeds}")
+    out = Path(cfg.out)
+    cfg.command = cfg.command or command_line()
+    for s in seeds:
+        run = replace(cfg, seed=s, out=str(out / f"seed-{s}"), models=None, ship=None)
+        if not (Path(run.out) / "history.json").exists():
+            train_joint(run)
+    specs = {}
+    for name in cfg.tasks:
+        spec = get_task(name)
+        names = [f"../seed-{s}/{name}" for s in seeds]
+        (out / name).mkdir(parents=True, exist_ok=True)    # before its ".." is followed
+        members = [TaskModel.load(out / name / n) for n in names]
+        dev = training_splits(cfg.task_config(name), spec)[1]
+        scores = {f"seed-{s}": score(m, spec, dev) for s, m in zip(seeds, members, strict=True)}
+        scores["mean"] = score(EnsembleModel(members, "mean"), spec, dev)
+        specs[name] = {"format": FORMAT, "version": 1, "task": name, "members": names,
+                       "combine": "mean", "joined": None, "dev": scores,
+                       "training": {"seeds": seeds, "command": cfg.command}}
+        (out / name / ENSEMBLE_FILE).write_text(json.dumps(specs[name], indent=1) + "\n",
+                                                encoding="utf-8")
+    return specs

@@ -36,7 +36,8 @@ from senna.train.averaging import AVERAGE_DIR, averaged, score_epoch
 from senna.train.card import write_card
 from senna.train.cascade import predict_columns
 from senna.train.config import TrainConfig
-from senna.train.data import batches, make_examples
+from senna.train.data import Example, batches, make_examples
+from senna.train.distill import attach_teacher_scores, distillation_loss, load_teachers
 from senna.train.resume import resume, save_optimizer
 from senna.train.setup import initial_embeddings, word_vocab
 from senna.train.silver import SOURCE_SUFFIX
@@ -123,12 +124,29 @@ def drop_features(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
                 kind.drop(ids[..., j], p, rng)
 
 
-def step_loss(net: Tagger, batch) -> torch.Tensor:
+def step_loss(net: Tagger, batch, distill: float = 0.0) -> torch.Tensor:
+    """The batch's negative log-likelihood, plus `distill` times the distillation term
+    where the batch carries teachers' scores (`senna.train.distill`)."""
     ids, tags = torch.from_numpy(batch.ids), torch.from_numpy(batch.tags)
     lengths = torch.from_numpy(batch.lengths)
     mask = torch.arange(ids.shape[1])[None, :] < lengths[:, None]
     emissions = net(ids, lengths, torch.from_numpy(batch.predicates))
-    return net.nll(emissions, tags, mask).sum()
+    loss = net.nll(emissions, tags, mask).sum()
+    if distill and batch.soft is not None:
+        loss = loss + distill * distillation_loss(emissions, torch.from_numpy(batch.soft), mask)
+    return loss
+
+
+def training_examples(cfg: TrainConfig, task: TaskSpec, sentences: list,
+                      saved: SavedModel) -> list[Example]:
+    """The training sentences' examples, with the teachers' scores when the settings
+    name teachers."""
+    examples = make_examples(task, sentences, saved.featurizer)
+    if cfg.teachers:
+        teacher = load_teachers(cfg.teachers)
+        tqdm.write(f"{task.name}: teachers {cfg.teachers} score {len(examples)} examples")
+        attach_teacher_scores(task, sentences, examples, teacher, saved.tags)
+    return examples
 
 
 def plot_curve(history: list[dict], path: Path, metric: str) -> None:
@@ -187,7 +205,7 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
     net, saved = build(cfg, task, train_sents)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
-    examples = make_examples(task, train_sents, saved.featurizer)
+    examples = training_examples(cfg, task, train_sents, saved)
     dev_examples = make_examples(task, dev_sents, saved.featurizer)
     opt = optimizer(net.named_parameters(), cfg.lr, cfg.optimizer)
     rates = [g["lr"] for g in opt.param_groups]
@@ -203,7 +221,7 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
         for batch in bar:
             drop_features(batch.ids, saved.featurizer, cfg, rng)
             opt.zero_grad(set_to_none=True)
-            loss = step_loss(net, batch)
+            loss = step_loss(net, batch, cfg.distill)
             loss.backward()
             opt.step()
             if avg:

@@ -1,0 +1,102 @@
+"""Knowledge distillation (Hinton et al. 2015, "Distilling the Knowledge in a Neural
+Network"): a model learns from its gold tags and from teachers' scores.
+
+Why: an ensemble of SRL networks from different seeds, their scores averaged
+(`senna.runtime.ensemble`, "mean"), beats each member by about a point of dev F1, but
+costs a network pass per member, which the runtime's speed targets cannot pay.  A single
+network trained to match the ensemble's scores as well as the gold tags keeps one pass.
+
+The teachers (model directories, or an ensemble directory) score every training example
+once, before training, with the NumPy runtime and the example's own input columns (what
+the student reads).  Their per-word tag distributions (softmax of the averaged
+emissions) are kept in float16 beside the example; each batch adds to the gold
+log-likelihood `distill` times the KL divergence from the teachers' distribution to the
+student's, summed over the words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from senna.io.checkpoint import ModelError
+from senna.runtime.ensemble import EnsembleModel, load_tagger
+from senna.runtime.model import TaskModel
+from senna.tasks import TaskSpec
+from senna.vocab import TagSet
+
+SENTENCES = 64   # sentences the teachers score at once (bounds the emissions' memory)
+
+
+def load_teachers(spec: str) -> TaskModel:
+    """'DIR[,DIR...]' -> one model, or the mean of several (each may be an ensemble)."""
+    dirs = [d for d in spec.split(",") if d]
+    if not dirs:
+        raise ValueError("--teachers: expected model directories, got none")
+    models = [load_tagger(Path(d)) for d in dirs]
+    if len(models) == 1:
+        return models[0]
+    members = [m for x in models for m in (x.members if isinstance(x, EnsembleModel) else [x])]
+    return EnsembleModel(members, "mean")
+
+
+def teacher_columns(teacher: TaskModel, tags: TagSet) -> np.ndarray:
+    """Indices of the student's tags among the teacher's: the same data gives the same
+    tag set, but the order is checked, not assumed."""
+    have = {t: i for i, t in enumerate(teacher.tags.items)}
+    missing = [t for t in tags.items if t not in have]
+    if missing:
+        raise ModelError(f"the teachers have no tags {missing[:5]}: train them on the same "
+                         "data as the student")
+    return np.array([have[t] for t in tags.items], dtype=np.intp)
+
+
+def word_distributions(scores: np.ndarray) -> np.ndarray:
+    """Emissions [..., K] -> per-word softmax in float16."""
+    z = scores - scores.max(-1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(-1, keepdims=True)
+    return p.astype(np.float16)
+
+
+def attach_teacher_scores(task: TaskSpec, sentences: Sequence, examples: list,
+                          teacher: TaskModel, tags: TagSet) -> None:
+    """Set `soft` [T, K] on each example of `make_examples(task, sentences, ...)` (same
+    order): the teachers' per-word tag distribution in the student's tag order."""
+    cols = teacher_columns(teacher, tags)
+    found: list[np.ndarray] = []
+    for i in range(0, len(sentences), SENTENCES):
+        part = sentences[i : i + SENTENCES]
+        if task.per_predicate:
+            part = [s for s in part if s.predicates and s.words]
+            if not part:
+                continue
+            windows = [[(0, len(s.words))] * len(s.predicates) for s in part]
+            scores, bounds = teacher.role_scores([s.words for s in part],
+                                                 [s.predicates for s in part],
+                                                 [s.columns for s in part], windows)
+            found += [word_distributions(row[: hi - lo][:, cols])
+                      for row, (lo, hi) in zip(scores, bounds, strict=True)]
+        else:
+            lengths = [len(s.words) for s in part]
+            flat = teacher.emissions([s.words for s in part], [s.columns for s in part])
+            found += [word_distributions(x[:, cols])
+                      for x in np.split(flat, np.cumsum(lengths)[:-1])]
+    if len(found) != len(examples):
+        raise ModelError(f"the teachers scored {len(found)} examples, the student has "
+                         f"{len(examples)}")
+    for e, soft in zip(examples, found, strict=True):
+        if len(soft) != len(e.ids):
+            raise ModelError("a teacher's row differs in length from its example")
+        e.soft = soft
+
+
+def distillation_loss(emissions: torch.Tensor, soft: torch.Tensor,
+                      mask: torch.Tensor) -> torch.Tensor:
+    """Sum over the words of KL(teacher || student) of their tag distributions."""
+    log_q = emissions.log_softmax(-1)
+    kl = (soft * (soft.clamp_min(1e-8).log() - log_q)).sum(-1)
+    return (kl * mask).sum()
