@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import time
 from pathlib import Path
 
-from senna.datasets import recorded_dev_set
+from senna.datasets import model_config, recorded_dev_set
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
@@ -63,7 +62,7 @@ def main() -> int:
             cascade = f"{score['score']:.2f} (predicted {', '.join(reads).upper()})"
         users[name] = (score["score"] if reads else gold["score"], gold["score"])
         feats = ", ".join(s.name for s in model.featurizer.specs)
-        cfg = json.loads((root / name / "config.json").read_text())["training"]["config"]
+        cfg = model_config(root / name)["training"]["config"]
         dev_name = Path(cfg["dev"]).name if cfg.get("dev") else "last 10% of train"
         print(f"| {name.upper()} | {feats} | {dev_name} | {gold['score']:.2f} | {cascade} "
               f"| {time.perf_counter() - t0:.1f} |")

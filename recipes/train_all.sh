@@ -5,6 +5,8 @@
 #   recipes/train_all.sh ner        one of them
 # SRL is trained jointly with the language model (ICML 2008: SRL + LM), on a 13M-token corpus
 # prepared once (~2 min) from two of the LM files; recipes/srl.json is its task settings.
+# It is distilled from three SRL networks of the same recipe without distillation
+# (recipes/srl-teachers.json, seeds 1-3, into runs/srl-teachers/): three runs more.
 # CHUNK and PT0 come from one run trained jointly with POS (shared word table and first
 # layer; recipes/chunk-pt0.json, each task's settings from its own recipe, the POS partner's
 # with the 300-unit layer it shares): naming either trains both.  POS is shipped from its own
@@ -20,6 +22,8 @@ train_one() {
       [ -f runs/lm/corpus-small/corpus.json ] || senna lm prepare \
         ../shared/data/lm/reuters21578_news.txt.xz ../shared/data/lm/enwiki_c_2020_slice.txt.xz \
         --out runs/lm/corpus-small
+      # its teachers: the recipe without distillation, seeds 1-3 (finished runs are kept)
+      senna train --config recipes/srl-teachers.json --seeds 1,2,3
       senna train --config recipes/srl-lm.json
       senna compact senna/models/srl --rows float16 ;;   # its own 87k rows: half the space
     chunk | pt0) senna train --config recipes/chunk-pt0.json ;;

@@ -60,16 +60,21 @@ def rebase(path: str | None, data_root: Path) -> str | None:
     return str(data_root.joinpath(*parts[parts.index("data") + 1 :])) if "data" in parts else path
 
 
+def model_config(model_dir: str | Path) -> dict:
+    """A model directory's config.json; an ensemble's first member's."""
+    ensemble = Path(model_dir) / "ensemble.json"
+    if ensemble.exists():
+        model_dir = Path(model_dir) / json.loads(ensemble.read_text(encoding="utf-8"))["members"][0]
+    return json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
+
+
 def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
                      predicted: bool = True) -> tuple[TaskSpec, list]:
     """The dev sentences a saved model was scored on, read from `data_root`, with the input
     columns its training predicted (`predicted_columns`) predicted the same way (gold ones
     if not `predicted`, except those the data has no gold for, e.g. CHUNK on EWT).  An
     ensemble's are its first member's."""
-    ensemble = Path(model_dir) / "ensemble.json"
-    if ensemble.exists():
-        model_dir = Path(model_dir) / json.loads(ensemble.read_text(encoding="utf-8"))["members"][0]
-    config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
+    config = model_config(model_dir)
     settings = dict(config["training"]["config"])
     for key in ("train", "dev"):
         settings[key] = rebase(settings.get(key), Path(data_root))
