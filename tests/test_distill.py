@@ -126,7 +126,9 @@ def test_distillation_pulls_the_student_to_its_teachers(teachers, tmp_path):
     # the last epoch of each (checkpoint/), not the best on the tiny dev set
     kl = {name: mean_kl(tmp_path / name / "checkpoint", teachers) for name in ("plain", "taught")}
     assert kl["taught"] < 0.8 * kl["plain"]
-    assert load_model(tmp_path / "taught").info.get("training") is not None
+    card = (tmp_path / "taught" / "MODEL_CARD.md").read_text()
+    assert f"Distilled from teachers `{spec}`" in card and "weighs 5" in card
+    assert "Distilled" not in (tmp_path / "plain" / "MODEL_CARD.md").read_text()
 
 
 def test_distill_setting_is_checked():
