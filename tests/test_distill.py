@@ -134,3 +134,20 @@ def test_distillation_pulls_the_student_to_its_teachers(teachers, tmp_path):
 def test_distill_setting_is_checked():
     with pytest.raises(ValueError, match="--distill"):
         srl_config(Path("x"), distill=-1.0)
+
+
+@pytest.mark.slow
+def test_members_with_other_dictionaries_are_averaged_each_on_its_own_ids(teachers, tmp_path):
+    """A teacher trained with other features (here characters too) joins a mean ensemble:
+    each member encodes the words itself (chunk/PT0's teachers differ in dictionary)."""
+    train(srl_config(tmp_path / "chars", seed=4, features="basic+chars"))
+    members = [TaskModel.load(teachers[0]), TaskModel.load(tmp_path / "chars")]
+    ens = EnsembleModel(members, "mean")
+    assert not ens.shared_inputs and EnsembleModel(members[:1] * 2, "mean").shared_inputs
+    sents = sentences()[:5]
+    args = ([s.words for s in sents], [s.predicates for s in sents], [s.columns for s in sents])
+    np.testing.assert_allclose(ens.role_scores(*args)[0],
+                               np.mean([m.role_scores(*args)[0] for m in members], 0),
+                               rtol=1e-5, atol=1e-5)
+    with pytest.raises(ModelError, match="only their mean scores combine them"):
+        EnsembleModel(members, "vote")

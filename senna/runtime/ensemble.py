@@ -62,6 +62,11 @@ def mean_decoder(members: Sequence[TaskModel]) -> Decoder:
                    np.mean([m.w["start"] for m in members], 0), first.constraints)
 
 
+def columns_read(model: TaskModel) -> list[str]:
+    """The input columns (other tasks' tags) a model reads."""
+    return [s.arg for s in model.featurizer.specs if s.kind == "column"]
+
+
 class EnsembleModel(TaskModel):
     """Members of one task combined by vote, by a joining layer or by their mean scores."""
 
@@ -73,13 +78,20 @@ class EnsembleModel(TaskModel):
             raise ModelError(f"combine must be one of {COMBINE} (joined needs its layer), "
                              f"got {combine!r}")
         first = members[0]
-        for m in members[1:]:
-            if (m.task, m.tags.items, m.featurizer.config()) != \
-                    (first.task, first.tags.items, first.featurizer.config()) or any(
-                    m.featurizer.vocabs[s.name] != first.featurizer.vocabs[s.name]
-                    for s in first.featurizer.specs):
-                raise ModelError("ensemble members differ in task, tags, features or "
-                                 "dictionaries; train them with the same settings")
+        if any((m.task, m.tags.items, columns_read(m)) !=
+               (first.task, first.tags.items, columns_read(first)) for m in members):
+            raise ModelError("ensemble members differ in task, tags or the columns they read; "
+                             "train them on the same data")
+        # Members trained with the same settings share their dictionaries: the words are
+        # encoded once for all.  Otherwise (a "mean" ensemble only) each encodes its own.
+        self.shared_inputs = all(
+            m.featurizer.config() == first.featurizer.config() and all(
+                m.featurizer.vocabs[s.name] == first.featurizer.vocabs[s.name]
+                for s in first.featurizer.specs) for m in members[1:])
+        if not self.shared_inputs and combine != "mean":
+            raise ModelError("ensemble members differ in features or dictionaries: only their "
+                             "mean scores combine them (combine 'mean'), or train them with "
+                             "the same settings")
         if TASKS[first.task].per_predicate and combine != "mean":
             raise ModelError(f"{first.task} members are combined by their mean scores only "
                              f"(one path per predicate), got combine {combine!r}")
@@ -90,8 +102,8 @@ class EnsembleModel(TaskModel):
         self.saved, self.task, self.tags, self.cfg = first.saved, first.task, first.tags, first.cfg
         self.featurizer, self.criterion = first.featurizer, first.criterion
         self.constraints, self.w, self.tables = first.constraints, first.w, None
-        for m in self.members[1:]:   # every member reads the first one's ids, spellings too
-            m.w.update(char_tables(first.featurizer, m.w))
+        for m in self.members[1:] if self.shared_inputs else ():
+            m.w.update(char_tables(first.featurizer, m.w))   # the first one's ids, spellings too
         self.scheme = TASKS[self.task].scheme
         self.joined = {k: np.asarray(v, dtype=np.float32) for k, v in (joined or {}).items()}
         if combine == "joined":
@@ -144,6 +156,21 @@ class EnsembleModel(TaskModel):
                  windows: Sequence[Sequence[tuple[int, int]]]) -> np.ndarray:
         """Encoded sentences -> the members' mean role emissions [sum P, N, K]."""
         return self._mean([m.role_net(ids, predicates, windows) for m in self.members])
+
+    def emissions(self, sentences: Sequence[Sequence[str]],
+                  columns: Sequence[Mapping[str, Sequence[str]]]) -> np.ndarray:
+        if self.shared_inputs:
+            return super().emissions(sentences, columns)
+        return self._mean([m.emissions(sentences, columns) for m in self.members])
+
+    def role_scores(self, sentences: Sequence[Sequence[str]], predicates: Sequence[Sequence[int]],
+                    columns: Sequence[Mapping[str, Sequence[str]]],
+                    windows: Sequence[Sequence[tuple[int, int]]] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        if self.shared_inputs:
+            return super().role_scores(sentences, predicates, columns, windows)
+        found = [m.role_scores(sentences, predicates, columns, windows) for m in self.members]
+        return self._mean([scores for scores, _ in found]), found[0][1]
 
     @staticmethod
     def _mean(scores: list[np.ndarray]) -> np.ndarray:
