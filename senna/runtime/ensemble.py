@@ -15,9 +15,9 @@ sets are the same) and how to combine them:
   the averaged scores go through the same constrained decoding as one model's.
 
 `load_tagger` loads either a single model or an ensemble; both have the interface the
-pipeline uses (`predict`, and for SRL `predict_role_windows`).  The words are encoded once
-(`TaskModel.emissions`, `TaskModel.role_scores`); each member runs its own network on them
-(`window_net`, `role_net`).
+pipeline uses (`predict`, and for SRL `predict_role_windows`).  Each member of a "vote" or
+"mean" ensemble reads the words through its own features, so a mean ensemble may join
+members whose dictionaries differ; the joined layer reads the first member's ids.
 """
 
 from __future__ import annotations
@@ -48,6 +48,17 @@ def load_tagger(path: str | os.PathLike) -> TaskModel:
     """A model directory: an ensemble if it holds ensemble.json, else one model."""
     path = Path(path)
     return EnsembleModel.load(path) if (path / ENSEMBLE_FILE).exists() else TaskModel.load(path)
+
+
+def save_ensemble(path: Path, task: str, members: Sequence[str], combine: str, dev: dict,
+                  training: dict, joined: str | None = None) -> dict:
+    """Write `path`/ensemble.json (members: directories relative to `path`, with the dev
+    scores and the training that made them); -> its content."""
+    spec = {"format": FORMAT, "version": 1, "task": task, "members": list(members),
+            "combine": combine, "joined": joined, "training": training, "dev": dev}
+    path.mkdir(parents=True, exist_ok=True)
+    (path / ENSEMBLE_FILE).write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
+    return spec
 
 
 def mean_decoder(members: Sequence[TaskModel]) -> Decoder:
@@ -82,8 +93,8 @@ class EnsembleModel(TaskModel):
                (first.task, first.tags.items, columns_read(first)) for m in members):
             raise ModelError("ensemble members differ in task, tags or the columns they read; "
                              "train them on the same data")
-        # Members trained with the same settings share their dictionaries: the words are
-        # encoded once for all.  Otherwise (a "mean" ensemble only) each encodes its own.
+        # Members trained with the same settings share their dictionaries; vote and the
+        # joined layer need that, the mean does not.
         self.shared_inputs = all(
             m.featurizer.config() == first.featurizer.config() and all(
                 m.featurizer.vocabs[s.name] == first.featurizer.vocabs[s.name]
@@ -145,21 +156,15 @@ class EnsembleModel(TaskModel):
                                for w, m in zip(self._hidden, self.members, strict=True)], 1)
 
     def window_net(self, ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
-        """Encoded words -> the joining layer's emissions [sum T, K], or the members' mean
-        (vote decodes each member's own: `predict`)."""
-        if self.combine == "joined":
-            scores = self.hidden_layers(ids, lengths) @ self.joined["join.weight"].T
-            return scores + self.joined["join.bias"]
-        return self._mean([m.window_net(ids, lengths) for m in self.members])
-
-    def role_net(self, ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]],
-                 windows: Sequence[Sequence[tuple[int, int]]]) -> np.ndarray:
-        """Encoded sentences -> the members' mean role emissions [sum P, N, K]."""
-        return self._mean([m.role_net(ids, predicates, windows) for m in self.members])
+        """Encoded words -> the joining layer's emissions [sum T, K]."""
+        scores = self.hidden_layers(ids, lengths) @ self.joined["join.weight"].T
+        return scores + self.joined["join.bias"]
 
     def emissions(self, sentences: Sequence[Sequence[str]],
                   columns: Sequence[Mapping[str, Sequence[str]]]) -> np.ndarray:
-        if self.shared_inputs:
+        """The joining layer's emissions, or the members' mean (vote decodes each member's
+        own: `predict`)."""
+        if self.combine == "joined":
             return super().emissions(sentences, columns)
         return self._mean([m.emissions(sentences, columns) for m in self.members])
 
@@ -167,8 +172,7 @@ class EnsembleModel(TaskModel):
                     columns: Sequence[Mapping[str, Sequence[str]]],
                     windows: Sequence[Sequence[tuple[int, int]]] | None = None
                     ) -> tuple[np.ndarray, np.ndarray]:
-        if self.shared_inputs:
-            return super().role_scores(sentences, predicates, columns, windows)
+        """SRL: the members' mean role emissions [sum P, N, K] and the windows."""
         found = [m.role_scores(sentences, predicates, columns, windows) for m in self.members]
         return self._mean([scores for scores, _ in found]), found[0][1]
 

@@ -125,14 +125,8 @@ class TaskModel:
 
     def window_net(self, ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
         """Window approach: encoded words end to end [sum T, F] -> emissions [sum T, K].
-        (An ensemble combines its members' here, on the ids encoded once.)"""
+        (The joined ensemble puts its layer here, on the ids encoded once.)"""
         return kernels.window_scores(ids, lengths, self.w, self.cfg)
-
-    def role_net(self, ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]],
-                 windows: Sequence[Sequence[tuple[int, int]]]) -> np.ndarray:
-        """Sentence approach: encoded sentences, predicate positions and windows ->
-        emissions [sum P, N, K] (`kernels.role_scores`)."""
-        return kernels.role_scores(ids, predicates, self.w, self.cfg, self.tables, windows)
 
     def predict(self, sentences: Sequence[Sequence[str]],
                 columns: Sequence[Mapping[str, Sequence[str]]] | None = None) -> list[list[str]]:
@@ -169,7 +163,8 @@ class TaskModel:
         if self.sentence_level:
             ids = self.featurizer.encode_many(sentences, columns)
             ids_list = np.split(ids, np.cumsum([len(s) for s in sentences])[:-1])
-            return self.role_net(ids_list, predicates, windows), bounds
+            return kernels.role_scores(ids_list, predicates, self.w, self.cfg, self.tables,
+                                       windows), bounds
         # window approach: one row per predicate, over its window and `half` words of
         # context on each side (so the window's edges see their true neighbours)
         half = self.cfg.window // 2

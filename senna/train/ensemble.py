@@ -12,7 +12,6 @@ are recorded in ensemble.json.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from tqdm import tqdm
 from senna.io.checkpoint import load_model
 from senna.nn.criterion import SentenceLikelihood
 from senna.nn.networks import WindowNet, bind_spellings
-from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel
+from senna.runtime.ensemble import EnsembleModel, save_ensemble
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
@@ -74,22 +73,20 @@ def train_ensemble(cfg: TrainConfig, seeds: list[int], joined_epochs: int = 0) -
     for seed, name in zip(seeds, names, strict=True):
         if not (out / name / "history.json").exists():   # finished members are kept
             train(replace(cfg, seed=seed, out=str(out / name)))
-    spec = {"format": FORMAT, "version": 1, "task": cfg.task, "members": names,
-            "combine": "vote", "joined": None, "training": {"seeds": seeds,
-                                                           "joined_epochs": joined_epochs}}
     task = get_task(cfg.task)
     train_sents, dev = training_splits(cfg, task)
     members = [TaskModel.load(out / n) for n in names]
     scores = {n: score(m, task, dev) for n, m in zip(names, members, strict=True)}
     scores["vote"] = score(EnsembleModel(members, "vote"), task, dev)
+    combine, joined = "vote", None
     if joined_epochs:
         scores["joined"] = train_joiner(cfg, out, names, joined_epochs, members,
                                         train_sents, dev)
-        spec["joined"] = "joined.npz"
+        joined = "joined.npz"
         if scores["joined"] > scores["vote"]:   # the tagger uses the better on dev
-            spec["combine"] = "joined"
-    spec["dev"] = scores
-    (out / ENSEMBLE_FILE).write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
+            combine = "joined"
+    spec = save_ensemble(out, cfg.task, names, combine, scores,
+                         {"seeds": seeds, "joined_epochs": joined_epochs}, joined)
     return spec
 
 

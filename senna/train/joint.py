@@ -485,7 +485,6 @@ def plot_curves(history: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-
 def train_joint_seeds(cfg: JointConfig, seeds: list[int]) -> dict[str, dict]:
     """`senna train --config JOINT.json --seeds 1,2,3`: the joint run once per seed, into
     `out/seed-<s>/` (finished runs are kept, an unfinished one resumes), then for each
@@ -494,7 +493,7 @@ def train_joint_seeds(cfg: JointConfig, seeds: list[int]) -> dict[str, dict]:
     scores in its ensemble.json; -> task -> ensemble.json's content.  Why: SRL's members
     cannot be combined by vote (a path per predicate), and its ensemble teaches a single
     network (`senna.train.distill`)."""
-    from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel
+    from senna.runtime.ensemble import EnsembleModel, save_ensemble
     from senna.runtime.model import TaskModel
     from senna.train.ensemble import score
 
@@ -515,9 +514,6 @@ def train_joint_seeds(cfg: JointConfig, seeds: list[int]) -> dict[str, dict]:
         dev = training_splits(cfg.task_config(name), spec)[1]
         scores = {f"seed-{s}": score(m, spec, dev) for s, m in zip(seeds, members, strict=True)}
         scores["mean"] = score(EnsembleModel(members, "mean"), spec, dev)
-        specs[name] = {"format": FORMAT, "version": 1, "task": name, "members": names,
-                       "combine": "mean", "joined": None, "dev": scores,
-                       "training": {"seeds": seeds, "command": cfg.command}}
-        (out / name / ENSEMBLE_FILE).write_text(json.dumps(specs[name], indent=1) + "\n",
-                                                encoding="utf-8")
+        specs[name] = save_ensemble(out / name, name, names, "mean", scores,
+                                    {"seeds": seeds, "command": cfg.command})
     return specs
