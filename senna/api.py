@@ -116,9 +116,11 @@ class Tagger:
         """Tag untagged documents in place, in one pipeline batch, and return them (their
         sentences' columns, predicates and roles are replaced: `Pipeline.fill`);
         `predicates` has one list per sentence of all documents together (None: chosen by
-        the verb detector or from POS)."""
+        the verb detector or from POS).  Each document's names get one type each (NER:
+        `senna.decode.documents`)."""
         sents = [s for d in docs for s in d.sentences]
-        self.pipeline.fill(sents, predicates)
+        self.pipeline.fill(sents, predicates, [k for k, d in enumerate(docs)
+                                               for _ in d.sentences])
         apply_tagset(sents, self.tagset)
         return list(docs)
 

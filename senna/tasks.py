@@ -46,6 +46,7 @@ class TaskSpec:
     licence: str = "see the data README"
     data: tuple[str, str | None] = ("", None)  # (train, dev) under the data root; None: split
     predicate_sources: tuple[str, ...] = ()  # per-predicate tasks: PREDICATE_RULES to try
+    document_types: bool = False     # one type per name in a document (senna.decode.documents)
     extra: dict = field(default_factory=dict)  # per-task training settings for bench runs
 
     def features(self, preset: str = "basic") -> tuple[FeatureSpec, ...]:
@@ -99,7 +100,7 @@ TASKS: dict[str, TaskSpec] = {t.name: t for t in (
              data=("conll2000/train.txt", None)),
     TaskSpec("ner", "conll2003", "ner", "iobes", "chunk", "window",
              {"basic": BASIC, "senna": BASIC + GAZ}, source_scheme="iob1",
-             span_field="entities", column="NER", misc="NER",
+             span_field="entities", column="NER", misc="NER", document_types=True,
              licence="CoNLL-2003 English (Reuters) and its gazetteer: research use only, as "
                      "their distributors state. This model is for research use.",
              data=("conll2003/eng.train", "conll2003/eng.testa")),

@@ -15,9 +15,10 @@ and so is SRL, whose rows cover a bounded window around the predicate in long se
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from senna.decode.documents import consistent_types
 from senna.document import Sentence, Token
 from senna.features import ColumnFeature
 from senna.io.checkpoint import ModelError
@@ -90,10 +91,12 @@ class Pipeline:
     def __init__(self, model_dir: str | Path | None = None,
                  tasks: str | Sequence[str] = DEFAULT_TASKS,
                  models: Mapping[str, TaskModel] | None = None, max_tokens: int = MAX_TOKENS,
-                 predicates: str = "auto"):
+                 predicates: str = "auto", documents: bool = True):
         """`predicates`: where per-predicate tasks (SRL) find their predicates when none are
         given: "auto" (the first of the task's `predicate_sources` whose model is at hand:
-        the verb detector, else the POS rule) or one of `senna.tasks.PREDICATE_RULES`."""
+        the verb detector, else the POS rule) or one of `senna.tasks.PREDICATE_RULES`.
+        `documents`: give each name one type per document, for tasks whose table entry
+        says so (NER; `senna.decode.documents`); False: each span as Viterbi found it."""
         self.root = Path(model_dir) if model_dir is not None else default_model_dir()
         self.tasks = normalize_tasks(tasks)
         if predicates != "auto" and predicates not in PREDICATE_RULES:
@@ -102,6 +105,7 @@ class Pipeline:
         self.predicate_choice = predicates
         self.predicate_source: dict[str, str] = {}
         self.max_tokens = max_tokens
+        self.documents = documents
         self.models: dict[str, TaskModel] = dict(models or {})
         self.order: list[str] = []
         for task in self.tasks:
@@ -150,10 +154,12 @@ class Pipeline:
         return deps
 
     def annotate(self, sentences: Sequence[Sequence[str]],
-                 predicates: Sequence[Sequence[int]] | None = None
+                 predicates: Sequence[Sequence[int]] | None = None,
+                 docs: Sequence[Hashable] | None = None
                  ) -> tuple[list[Columns], list[dict[int, list[str]]]]:
         """Raw tags: per sentence, task -> tags (IOBES for span tasks) and, for SRL,
-        predicate index -> role tags."""
+        predicate index -> role tags.  `docs`: each sentence's document (None: each
+        sentence is one)."""
         words = [list(s) for s in sentences]
         columns: list[Columns] = [{} for _ in words]
         roles: list[dict[int, Sequence[str]]] = [{} for _ in words]
@@ -163,8 +169,10 @@ class Pipeline:
                 chosen = self.choose_predicates(words, columns, predicates, rule)
                 roles = self.roles(task, words, columns, chosen)
             else:
-                for col, tags in zip(columns, self._window_tags(task, words, columns),
-                                     strict=True):
+                tagged = self._window_tags(task, words, columns)
+                if self.documents and TASKS[task].document_types:
+                    tagged = consistent_types(words, tagged, docs)
+                for col, tags in zip(columns, tagged, strict=True):
                     col[task] = tags
         return columns, roles
 
@@ -247,11 +255,14 @@ class Pipeline:
             model.preload()
 
     def fill(self, sentences: Sequence[Sentence],
-             predicates: Sequence[Sequence[int]] | None = None) -> None:
+             predicates: Sequence[Sequence[int]] | None = None,
+             docs: Sequence[Hashable] | None = None) -> None:
         """Tag sentences in place: their columns become the predicted ones (IOBES for span
         tasks; any other column is dropped), their predicates and roles SRL's.
-        `predicates`: SRL predicate positions per sentence (default: the task's source)."""
-        columns, roles = self.annotate([s.words for s in sentences], predicates)
+        `predicates`: SRL predicate positions per sentence (default: the task's source).
+        `docs`: each sentence's document (default: their `doc` fields)."""
+        docs = [s.doc for s in sentences] if docs is None else docs
+        columns, roles = self.annotate([s.words for s in sentences], predicates, docs)
         for sent, cols, frames in zip(sentences, columns, roles, strict=True):
             sent.columns = cols
             sent.predicates, sent.roles = list(frames), list(frames.values())
@@ -260,12 +271,13 @@ class Pipeline:
             predicates: Sequence[Sequence[int]] | None = None,
             offsets: Sequence[Sequence[tuple[int, int]]] | None = None,
             sources: Sequence[str | None] | None = None,
-            tokens: Sequence[Sequence[Token]] | None = None) -> list[Sentence]:
+            tokens: Sequence[Sequence[Token]] | None = None,
+            docs: Sequence[int] | None = None) -> list[Sentence]:
         """Tag a batch of sentences of words (`fill` on new sentences).  `offsets`/`sources`:
         character spans of the words in their source text, kept on the tokens and used for
         span texts.  `tokens`: the sentences' `Token`s (words and offsets), used instead of
         new tokens (`offsets` is then not read; the tagged sentences share them: tokens are
-        immutable)."""
+        immutable).  `docs`: each sentence's document (default: each sentence is one)."""
         out = []
         for i, words in enumerate(sentences):
             if tokens is not None:
@@ -274,6 +286,7 @@ class Pipeline:
                 spans = offsets[i] if offsets is not None else [(None, None)] * len(words)
                 toks = [Token(w, s, e) for w, (s, e) in zip(words, spans, strict=True)]
             source = sources[i] if sources is not None else None
-            out.append(Sentence(list(words), tokens=toks, source=source))
-        self.fill(out, predicates)
+            doc = docs[i] if docs is not None else 0
+            out.append(Sentence(list(words), tokens=toks, source=source, doc=doc))
+        self.fill(out, predicates, docs if docs is not None else range(len(out)))
         return out
