@@ -150,11 +150,14 @@ class Tagger:
 
 
 def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] = DEFAULT_TASKS,
-         predicates: str = "auto", tagset: str = DEFAULT_TAGSET) -> Tagger:
+         predicates: str = "auto", tagset: str = DEFAULT_TAGSET, documents: bool = True
+         ) -> Tagger:
     """Load the models for `tasks` (default POS, CHUNK, NER, SRL) and those they need from
     `model_dir` (default: the shipped senna/models), holding one directory per task.
     `predicates`: SRL's predicates from the verb detector ("auto": when its model is there)
     or from the POS tags ("pos", SENNA's -posvbs).  `tagset`: POS tags in the WSJ
-    conventions ("wsj", default) or as trained ("ewt")."""
+    conventions ("wsj", default) or as trained ("ewt").  `documents`: one type per name
+    within each text (NER, `senna.decode.documents`); False: each span as Viterbi found it."""
     check_tagset(tagset)   # before the models load
-    return Tagger(Pipeline(model_dir, tasks, predicates=predicates), tagset)
+    return Tagger(Pipeline(model_dir, tasks, predicates=predicates, documents=documents),
+                  tagset)

@@ -20,6 +20,7 @@ from itertools import chain, repeat
 
 import numpy as np
 
+from senna.decode.documents import NONE
 from senna.text.normalize import (
     CAPS_TAGS,
     caps_feature,
@@ -39,7 +40,8 @@ class FeatureSpec:
     inside an entry of type `arg`; column: the sentence's column `arg` (e.g. "pos");
     pred_distance: distance to the predicate, clipped at `arg` (window approach for SRL);
     chars: the word's characters through a convolution of `dim` filters, `arg` =
-    "<character embedding width>,<window>" (`CharsFeature`).
+    "<character embedding width>,<window>" (`CharsFeature`); document: the types the rest of
+    the document gives the word, by task `arg` (`DocumentFeature`).
     """
 
     name: str
@@ -74,6 +76,11 @@ def column(name: str, dim: int = 5) -> FeatureSpec:
 
 def pred_distance(clip: int = 10, dim: int = 5) -> FeatureSpec:
     return FeatureSpec("pred_distance", "pred_distance", dim, str(clip))
+
+
+def document(task: str = "ner", dim: int = 5) -> FeatureSpec:
+    """The types the rest of the document gives the word (`DocumentFeature`)."""
+    return FeatureSpec(f"doc_{task}", "document", dim, task)
 
 
 def chars(filters: int = 50, char_dim: int = 10, window: int = 3) -> FeatureSpec:
@@ -391,10 +398,39 @@ class PredDistanceFeature(Feature):
         return self._ids[np.clip(np.arange(batch.n) - offset, -self.clip, self.clip) + self.clip]
 
 
+class DocumentFeature(Feature):
+    """The types the rest of the document gives the word (`senna.decode.documents.
+    document_votes` of task `arg`), read from the column named like the feature: a second
+    pass of the tagger reads its first pass's names in the other sentences (Krishnan &
+    Manning 2006).  Where the column is absent (the first pass, a sentence tagged alone)
+    every word gets NONE."""
+
+    @classmethod
+    def fit_vocab(cls, spec, sentences, words, max_words):
+        return Vocab(sorted({v for s in sentences for v in s.columns.get(spec.name, ())}
+                            | {NONE}))
+
+    def __init__(self, spec: FeatureSpec, vocab: Vocab):
+        super().__init__(spec, vocab)
+        self.none = vocab.index[NONE]
+
+    def batch_ids(self, batch: Batch) -> np.ndarray:
+        name = self.spec.name
+        values = chain.from_iterable(c.get(name) or repeat(NONE, k) if k else ()
+                                     for c, k in zip(batch.columns, batch.lengths, strict=True))
+        return np.fromiter(map(self.vocab.index.get, values, repeat(Vocab.unk_id)), np.int64,
+                           batch.n)
+
+    def drop(self, ids: np.ndarray, p: float, rng: np.random.Generator) -> None:
+        """Votes -> NONE with probability p, in place (training only): gold names elsewhere
+        in a story are surer than a first pass's, and the first pass sees none."""
+        ids[(ids != self.none) & (rng.random(ids.shape) < p)] = self.none
+
+
 KINDS: dict[str, type[Feature]] = {
     "word": WordFeature, "caps": CapsFeature, "suffix": SuffixFeature,
     "gazetteer": GazetteerFeature, "column": ColumnFeature, "pred_distance": PredDistanceFeature,
-    "chars": CharsFeature,
+    "chars": CharsFeature, "document": DocumentFeature,
 }
 
 

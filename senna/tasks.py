@@ -13,8 +13,10 @@ Feature presets: "basic" is the paper's benchmark setting (words + caps, Table 4
 gazetteers for NER, PT0 for SRL); SRL's "pos-pt0" reads the POS column besides PT0.  A preset
 takes additions after a "+": "senna+chars" adds character-level word vectors (CharWNN,
 senna.nn.chars) to the "senna" features, "senna+chars:30" the same with 30 filters instead
-of 50; the name of a task earlier in the cascade adds its output column ("pos-pt0+chunk":
-SRL reading the CHUNK tagger's tags too).
+of 50; "+document" adds the types the rest of the document gives each word, from a first
+pass of the same tagger (senna.features.DocumentFeature; NER); the name of a task earlier
+in the cascade adds its output column ("pos-pt0+chunk": SRL reading the CHUNK tagger's tags
+too).
 """
 
 from __future__ import annotations
@@ -61,13 +63,15 @@ class TaskSpec:
         if name not in self.presets or any(k not in ADDITIONS and k not in upstream
                                            for k in kinds) \
                 or len(set(kinds)) < len(kinds) or not all(x.isdigit() for x in sizes if x) \
-                or any(s.name in kinds for s in base):
+                or any(s.name in kinds for s in base) \
+                or ("document" in kinds and self.per_predicate):
             raise ValueError(f"task {self.name}: features must be a preset, one of "
                              f"{sorted(self.presets)}, optionally followed by additions "
                              f"'+{'+'.join([*ADDITIONS, *upstream])}' (or "
                              f"'+<addition>:<size>'), none of them twice, got {preset!r}")
-        return base + tuple((ADDITIONS[k] if k in ADDITIONS else partial(F.column, k))(
-            *([int(x)] if x else [])) for k, x in zip(kinds, sizes, strict=True))
+        return base + tuple(ADDITIONS.get(k, partial(F.column, k))(
+            *([self.name] if k == "document" else []), *([int(x)] if x else []))
+            for k, x in zip(kinds, sizes, strict=True))
 
     def upstream_columns(self) -> list[str]:
         """Output columns this task may read: those of per-word tasks before it in the
@@ -82,7 +86,9 @@ class TaskSpec:
 
 
 BASIC = (F.word(), F.caps())
-ADDITIONS = {"chars": F.chars}   # features any preset can take ("senna+chars"), size -> spec
+# features any preset can take ("senna+chars"), size -> spec; "document" (the task's own
+# names elsewhere in the document, read by a second pass) gets the task's name first
+ADDITIONS = {"chars": F.chars, "document": F.document}
 GAZ = tuple(F.gazetteer_feature(k) for k in ("LOC", "MISC", "ORG", "PER"))
 EWT_LICENCE = "CC BY-SA 4.0."
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_pipeline import build_models
 
-from senna.api import Tagger
+from senna.api import Tagger, load
 from senna.decode.documents import consistent_types
 from senna.document import Document, Sentence
 from senna.runtime.pipeline import Pipeline
@@ -81,6 +81,8 @@ def test_the_pipeline_votes_inside_each_document(models):
     split = [Document("", [Sentence(list(w))]) for w in SENTS]
     assert [d.sentences[0].columns["ner"] for d in tagger.tag_documents(split)] == \
         consistent_types(SENTS, plain)
+    off = load(models, ["ner"], documents=False)
+    assert [s.columns["ner"] for s in off.tag_documents(docs)[0].sentences] == plain
 
 
 def test_evaluation_reads_the_sentences_documents(models):
@@ -90,3 +92,34 @@ def test_evaluation_reads_the_sentences_documents(models):
     assert plain == model.predict(SENTS)
     assert predict_gold_inputs(model, TASKS["ner"], sents) == \
         consistent_types(SENTS, plain, [0] * len(SENTS))
+
+
+def test_a_tagger_reading_document_votes_trains_and_tags_in_two_passes(tmp_path):
+    """Training reads the gold names of the other sentences, dev scoring and the runtime a
+    first pass's; the runtime's second pass equals training's."""
+    pytest.importorskip("torch")
+    from conftest import FIX
+
+    from senna.io.checkpoint import load_model
+    from senna.io.conll import read_dataset
+    from senna.runtime.model import TaskModel
+    from senna.train.data import document_examples, make_examples
+    from senna.train.loop import TrainConfig, network_from_saved, train
+    from senna.train.scoring import predict_tags
+
+    path = str(FIX / "ner_small.conll")
+    cfg = TrainConfig(task="ner", train=path, dev=path, out=str(tmp_path / "m"), epochs=2,
+                      hidden=20, word_dim=8, batch_size=4, threads=1,
+                      features="basic+document", document_dropout=0.3)
+    train(cfg)
+    saved = load_model(cfg.out)
+    votes = saved.featurizer.vocabs["doc_ner"]
+    assert len(votes) > 3          # PADDING, RARE, "O" and types the training votes gave
+    sents = read_dataset(path, "conll2003")
+    assert len({s.doc for s in sents}) > 1
+    net, task = network_from_saved(saved), TASKS["ner"]
+    first = predict_tags(net, make_examples(task, sents, saved.featurizer), saved)
+    second = predict_tags(net, document_examples(task, sents, saved.featurizer, first), saved)
+    runtime = TaskModel(saved)
+    assert predict_gold_inputs(runtime, task, sents, documents=False) == second != first
+    assert runtime.predict([s.words for s in sents]) == first   # alone: no votes read

@@ -23,30 +23,49 @@ from collections.abc import Hashable, Sequence
 
 from senna.tags import spans_to_tags, tags_to_spans
 
-Votes = dict[tuple[str, ...], Counter]
+Key = tuple[str, ...]   # a span's words; ("", word) for a capitalised word of a longer span
+NONE = "O"              # document_votes: no other sentence names this word
 
 
-def _count(votes: Votes, words: Sequence[str], tags: Sequence[str]) -> None:
+def _votes(words: Sequence[str], tags: Sequence[str]) -> Counter:
+    """(key, type) -> votes of one sentence's spans."""
+    out: Counter = Counter()
     for label, start, end in tags_to_spans(tags):
-        votes[tuple(words[start:end])][label] += 1
+        out[tuple(words[start:end]), label] += 1
         if end - start > 1:   # a capitalised word of a longer name votes for its type too
-            for w in words[start:end]:
-                if w[:1].isupper():
-                    votes[("", w)][label] += 1
+            out.update((("", w), label) for w in words[start:end] if w[:1].isupper())
+    return out
 
 
-def _relabel(votes: Votes, words: Sequence[str], tags: Sequence[str], scheme: str) -> list[str]:
+def _by_key(votes: Counter) -> dict[Key, Counter]:
+    out: dict[Key, Counter] = defaultdict(Counter)
+    for (key, label), n in votes.items():
+        if n > 0:
+            out[key][label] += n
+    return out
+
+
+def _relabel(votes: dict[Key, Counter], words: Sequence[str], tags: Sequence[str],
+             scheme: str) -> list[str]:
     spans = []
     changed = False
     for label, start, end in tags_to_spans(tags):
-        counts = Counter(votes[tuple(words[start:end])])
+        counts = Counter(votes.get(tuple(words[start:end]), ()))
         if end - start == 1:
-            counts.update(votes[("", words[start])])
+            counts.update(votes.get(("", words[start]), Counter()))
         top, n = counts.most_common(1)[0]
         if top != label and n > counts[label]:
             label, changed = top, True
         spans.append((label, start, end))
     return spans_to_tags(spans, len(tags), scheme) if changed else list(tags)
+
+
+def _check(words: Sequence, tags: Sequence, docs: Sequence | None) -> Sequence:
+    if len(words) != len(tags) or (docs is not None and len(docs) != len(tags)):
+        raise ValueError(f"expected as many tag columns and documents as sentences, got "
+                         f"{len(words)} sentences, {len(tags)} tag columns"
+                         + (f", {len(docs)} documents" if docs is not None else ""))
+    return range(len(tags)) if docs is None else docs
 
 
 def consistent_types(words: Sequence[Sequence[str]], tags: Sequence[Sequence[str]],
@@ -55,13 +74,42 @@ def consistent_types(words: Sequence[Sequence[str]], tags: Sequence[Sequence[str
     """Per sentence, `tags` (in `scheme`) with each span's type replaced by its document's
     majority for the same words.  `docs`: the document of each sentence (None: each sentence
     is a document of its own)."""
-    if len(words) != len(tags) or (docs is not None and len(docs) != len(tags)):
-        raise ValueError(f"expected as many tag columns and documents as sentences, got "
-                         f"{len(words)} sentences, {len(tags)} tag columns"
-                         + (f", {len(docs)} documents" if docs is not None else ""))
-    keys = range(len(tags)) if docs is None else docs
-    votes: dict[Hashable, Votes] = defaultdict(lambda: defaultdict(Counter))
+    keys = _check(words, tags, docs)
+    totals: dict[Hashable, Counter] = defaultdict(Counter)
     for key, w, t in zip(keys, words, tags, strict=True):
-        _count(votes[key], w, t)
+        totals[key].update(_votes(w, t))
+    votes = {key: _by_key(c) for key, c in totals.items()}
     return [_relabel(votes[key], w, t, scheme)
             for key, w, t in zip(keys, words, tags, strict=True)]
+
+
+def document_votes(words: Sequence[Sequence[str]], tags: Sequence[Sequence[str]],
+                   docs: Sequence[Hashable] | None = None) -> list[list[str]]:
+    """Per sentence and word, the types that the *other* sentences of its document give
+    these words ("LOC", "ORG+PER", NONE): every word of an occurrence of a name tagged
+    elsewhere gets that name's types, and a capitalised word those of the longer names it is
+    part of elsewhere.  What a second pass of a tagger reads as a feature
+    (`senna.features.DocumentFeature`): from gold tags in training, from the first pass's
+    tags at run time; a sentence's own tags never count, so gold ones do not leak."""
+    keys = _check(words, tags, docs)
+    own = [_votes(w, t) for w, t in zip(words, tags, strict=True)]
+    totals: dict[Hashable, Counter] = defaultdict(Counter)
+    for key, c in zip(keys, own, strict=True):
+        totals[key].update(c)
+    out = []
+    for key, w, c in zip(keys, words, own, strict=True):
+        rest = _by_key(totals[key] - c) if totals[key] != c else {}
+        lengths: dict[str, set[int]] = defaultdict(set)
+        for k in rest:
+            if k[0]:
+                lengths[k[0]].add(len(k))
+        flags: list[set[str]] = [set() for _ in w]
+        for i, word in enumerate(w):
+            for n in lengths.get(word, ()):
+                found = rest.get(tuple(w[i : i + n])) if i + n <= len(w) else None
+                for j in range(i, i + n) if found else ():
+                    flags[j].update(found)
+            if word[:1].isupper() and ("", word) in rest:
+                flags[i].update(rest["", word])
+        out.append(["+".join(sorted(f)) or NONE for f in flags])
+    return out

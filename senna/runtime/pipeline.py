@@ -16,14 +16,15 @@ and so is SRL, whose rows cover a bounded window around the predicate in long se
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
-from senna.decode.documents import consistent_types
 from senna.document import Sentence, Token
 from senna.features import ColumnFeature
 from senna.io.checkpoint import ModelError
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import SRL_EXACT, TaskModel
+from senna.runtime.predict import in_documents
 from senna.tags import RoleTags
 from senna.tasks import ALIASES, DEFAULT_TASKS, PREDICATE_RULES, TASKS, normalize_tasks
 
@@ -169,9 +170,8 @@ class Pipeline:
                 chosen = self.choose_predicates(words, columns, predicates, rule)
                 roles = self.roles(task, words, columns, chosen)
             else:
-                tagged = self._window_tags(task, words, columns)
-                if self.documents and TASKS[task].document_types:
-                    tagged = consistent_types(words, tagged, docs)
+                tagged = in_documents(partial(self._window_tags, task), self.models[task],
+                                      TASKS[task], words, columns, docs, self.documents)
                 for col, tags in zip(columns, tagged, strict=True):
                     col[task] = tags
         return columns, roles

@@ -3,18 +3,40 @@ what evaluation and the training/runtime agreement test need."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 
-from senna.decode.documents import consistent_types
+from senna.decode.documents import consistent_types, document_votes
+from senna.features import DocumentFeature
 from senna.runtime.model import TaskModel
 from senna.tasks import TaskSpec
+
+Predict = Callable[[list[list[str]], list[Mapping[str, Sequence[str]]]], list[list[str]]]
+
+
+def in_documents(predict: Predict, model: TaskModel, task: TaskSpec, words: list[list[str]],
+                 columns: list[Mapping[str, Sequence[str]]], docs: Sequence[Hashable] | None,
+                 vote: bool = True) -> list[list[str]]:
+    """A window task's tags for sentences grouped in documents (`docs`, None: each sentence
+    alone): `predict`, then, for a model with a document feature, `predict` again reading
+    the first pass's names in the other sentences, then (`vote`, for tasks whose table
+    entry says so) one type per name in each document."""
+    tags = predict(words, columns)
+    names = [k.spec.name for k in model.featurizer.of_kind(DocumentFeature)]
+    if names:
+        votes = document_votes(words, tags, docs)
+        tags = predict(words, [{**c, **dict.fromkeys(names, v)}
+                               for c, v in zip(columns, votes, strict=True)])
+    if vote and task.document_types:
+        tags = consistent_types(words, tags, docs)
+    return tags
 
 
 def predict_gold_inputs(model: TaskModel, task: TaskSpec, sentences: Sequence,
                         batch: int = 256, documents: bool = True) -> list[list[str]]:
-    """Tags in the model's scheme: per sentence, or per predicate for SRL.  `documents`:
-    one type per name in each document (the sentences' `doc` fields), as the runtime
-    decodes tasks whose table entry says so (NER)."""
+    """Tags in the model's scheme: per sentence, or per predicate for SRL, as the runtime
+    gives them (`in_documents`, the documents being the sentences' `doc` fields).
+    `documents` False: no vote for one type per name (a second pass still runs where the
+    model reads one)."""
     out: list[list[str]] = []
     if task.per_predicate:
         for i in range(0, len(sentences), batch):
@@ -25,9 +47,10 @@ def predict_gold_inputs(model: TaskModel, task: TaskSpec, sentences: Sequence,
             out += [tags for s in sentences[i : i + batch]
                     for tags in (next(found) if s.predicates and s.words else [])]
         return out
-    for i in range(0, len(sentences), batch):
-        part = sentences[i : i + batch]
-        out += model.predict([s.words for s in part], [s.columns for s in part])
-    if documents and task.document_types:
-        out = consistent_types([s.words for s in sentences], out, [s.doc for s in sentences])
-    return out
+
+    def predict(words: list[list[str]], columns: list) -> list[list[str]]:
+        return [t for i in range(0, len(words), batch)
+                for t in model.predict(words[i : i + batch], columns[i : i + batch])]
+
+    return in_documents(predict, model, task, [s.words for s in sentences],
+                        [s.columns for s in sentences], [s.doc for s in sentences], documents)

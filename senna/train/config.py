@@ -77,6 +77,10 @@ class TrainConfig:
     column_dropout: float = setting("probability (0-1) of replacing a tag of an input column "
                                     "(POS, PT0, ...) by RARE in training, so the model leans "
                                     "less on the upstream tagger's output", 0.0)
+    document_dropout: float = setting("probability (0-1) of hiding a word's document votes "
+                                      "(the '+document' feature) in training: gold names "
+                                      "elsewhere in a story are surer than a first pass's",
+                                      0.0)
     dev_fraction: float = setting("share of the training sentences held out as dev when no "
                                   "--dev is given, between 0 and 1", 0.1)
     extra_train: str | None = setting("more training sentences in the task's format (e.g. "
@@ -155,7 +159,7 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--distill must be 0 or more, got {cfg.distill}")
     if cfg.lr_decay < 0:
         out.append(f"--lr-decay must be 0 or more, got {cfg.lr_decay}")
-    for name in ("gazetteer_dropout", "column_dropout"):
+    for name in ("gazetteer_dropout", "column_dropout", "document_dropout"):
         if not 0 <= getattr(cfg, name) <= 1:
             out.append(f"{option(name)} must be between 0 and 1, got {getattr(cfg, name)}")
     if not cfg.dev and not 0 < cfg.dev_fraction < 1:

@@ -21,7 +21,14 @@ import torch
 from tqdm import tqdm
 
 from senna.datasets import load_splits
-from senna.features import ColumnFeature, Featurizer, Gazetteer, GazetteerFeature, WordFeature
+from senna.features import (
+    ColumnFeature,
+    DocumentFeature,
+    Featurizer,
+    Gazetteer,
+    GazetteerFeature,
+    WordFeature,
+)
 from senna.io.checkpoint import SavedModel, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import (
@@ -36,7 +43,7 @@ from senna.train.averaging import AVERAGE_DIR, averaged, score_epoch
 from senna.train.card import write_card
 from senna.train.cascade import predict_columns
 from senna.train.config import TrainConfig
-from senna.train.data import Example, batches, make_examples
+from senna.train.data import Example, batches, make_examples, with_document_votes
 from senna.train.distill import attach_teacher_scores, distillation_loss, load_teachers
 from senna.train.resume import resume, save_optimizer
 from senna.train.setup import initial_embeddings, word_vocab
@@ -105,8 +112,8 @@ def optimizer(named: Iterable[tuple[str, torch.nn.Parameter]], lr: float,
 
 def drop_features(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
                rng: np.random.Generator) -> None:
-    """Gazetteer flags "yes" -> "no" (`gazetteer_dropout`) and input-column tags -> RARE
-    (`column_dropout`) at random, in place.
+    """Gazetteer flags "yes" -> "no" (`gazetteer_dropout`), input-column tags -> RARE
+    (`column_dropout`) and document votes -> none (`document_dropout`) at random, in place.
 
     The CoNLL-2003 list was compiled from its training data, so on training sentences the
     flags nearly give the answer and the network learns to trust them more than they deserve
@@ -116,7 +123,8 @@ def drop_features(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
     probability of 0, so runs without them stay the runs they were.
     """
     for kind_type, p in ((GazetteerFeature, cfg.gazetteer_dropout),
-                         (ColumnFeature, cfg.column_dropout)):
+                         (ColumnFeature, cfg.column_dropout),
+                         (DocumentFeature, cfg.document_dropout)):
         if p <= 0:
             continue
         for j, kind in enumerate(featurizer.kinds):
@@ -192,6 +200,10 @@ def training_splits(cfg: TrainConfig, task: TaskSpec) -> tuple[list, list]:
     train_sents, dev_sents = load_splits(cfg, task)
     if cfg.predicted_columns:
         predict_columns(cfg, train_sents, dev_sents)
+    specs = task.features(cfg.features)
+    if any(s.kind == "document" for s in specs):   # from the gold names of the other sentences
+        train_sents = with_document_votes(train_sents, specs,
+                                          [s.columns[task.target] for s in train_sents])
     return train_sents, dev_sents
 
 

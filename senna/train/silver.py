@@ -49,20 +49,30 @@ def text_lines(path: str | Path) -> Iterator[str]:
         yield from (line.strip() for line in f)
 
 
-def sentences(lines: Iterator[str], limit: int, skip: int = 0) -> list[list[str]]:
+def sentences(lines: Iterator[str], limit: int, skip: int = 0,
+              docs: list[int] | None = None) -> list[list[str]]:
     """`limit` sentences of MIN_WORDS..MAX_WORDS tokens after the first `skip` of them,
     skipping lines mostly in capitals (newswire headlines, whose casing the taggers' caps
     feature misreads).  `skip`: text a student has not been trained on (a second round of
-    teachers reproduces the first round's tags on the sentences they learned)."""
+    teachers reproduces the first round's tags on the sentences they learned).  `docs`, when
+    given, receives each sentence's article (the text's blank lines separate articles)."""
     out: list[list[str]] = []
+    where: list[int] = []
+    article = 0
     for line in lines:
+        if not line:
+            article += 1
+            continue
         letters = [c for c in line if c.isalpha()]
         if not letters or sum(c.isupper() for c in letters) > len(letters) / 2:
             continue
-        out += [[t.text for t in s] for s in tokenize(line)
-                if MIN_WORDS <= len(s) <= MAX_WORDS]
+        found = [[t.text for t in s] for s in tokenize(line) if MIN_WORDS <= len(s) <= MAX_WORDS]
+        out += found
+        where += [article] * len(found)
         if len(out) >= skip + limit:
             break
+    if docs is not None:
+        docs[:] = where[skip : skip + limit]
     return out[skip : skip + limit]
 
 
@@ -72,6 +82,7 @@ LAYOUTS: dict[str, tuple[tuple[str, ...], str]] = {
     "ner": (("pos", "chunk", "ner"), " "), "pos": (("pos",), "\t"),
     "chunk": (("pos", "chunk"), " ")}
 NEEDS_POS = {"chunk"}   # CoNLL-2000's POS column (WSJ tags) is read as a feature by its tasks
+DOCUMENTS = {"ner"}     # gold files in documents (-DOCSTART-): silver ones keep articles too
 
 
 def silver_sentence(task: TaskSpec, words: list[str], tags: list[str],
@@ -101,16 +112,22 @@ def wsj_pos(model_dir: str | Path, sents: list[list[str]]) -> list[list[str]]:
 
 
 def write(out: Path, gold: Path | None, sents: list[list[str]], tags: list[list[str]],
-          task: str = "ner", pos: list[list[str]] | None = None) -> None:
-    """The gold file's sentences (when given), then the silver ones, in the task's format."""
+          task: str = "ner", pos: list[list[str]] | None = None,
+          docs: Sequence[int] | None = None) -> None:
+    """The gold file's sentences (when given), then the silver ones, in the task's format;
+    NER's with a `-DOCSTART-` line opening each article of `docs` (CoNLL-2003's documents,
+    which NER's document votes read)."""
     spec = get_task(task)
     names, sep = LAYOUTS[task]
     out.parent.mkdir(parents=True, exist_ok=True)
+    silver = [silver_sentence(spec, w, t, pos[k] if pos else None)
+              for k, (w, t) in enumerate(zip(sents, tags, strict=True))]
+    for s, d in zip(silver, docs if docs is not None and task in DOCUMENTS else (), strict=False):
+        s.doc = d
     with open(out, "w", encoding="utf-8") as f:
         if gold:
             f.write(gold.read_text(encoding="utf-8").rstrip("\n") + "\n\n")
-        write_columns((silver_sentence(spec, w, t, pos[k] if pos else None)
-                       for k, (w, t) in enumerate(zip(sents, tags, strict=True))), f, names, sep)
+        write_columns(silver, f, names, sep, docstart=task in DOCUMENTS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,10 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     try:
         model = teacher(a.teachers.split(","))
-        sents = sentences(text_lines(a.text), a.sentences, a.skip)
+        docs: list[int] = []
+        sents = sentences(text_lines(a.text), a.sentences, a.skip, docs)
         pos = wsj_pos(a.pos, sents) if model.task in NEEDS_POS else None
         write(Path(a.out), Path(a.gold) if a.gold else None, sents, model.predict(sents),
-              model.task, pos)
+              model.task, pos, docs)
         source = {"gold": a.gold, "silver_sentences": len(sents), "text": a.text,
                   **({"skipped_sentences": a.skip} if a.skip else {}),
                   "teachers": a.teachers.split(",")} | ({"pos": a.pos} if pos else {})
