@@ -123,3 +123,12 @@ def test_a_tagger_reading_document_votes_trains_and_tags_in_two_passes(tmp_path)
     runtime = TaskModel(saved)
     assert predict_gold_inputs(runtime, task, sents, documents=False) == second != first
     assert runtime.predict([s.words for s in sents]) == first   # alone: no votes read
+
+
+def test_a_word_of_longer_names_outvotes_its_own_span():
+    """No name gets two types by its own words alone: "Clinton" (ORG once) against the
+    "Clinton" of "Bill Clinton" (PER twice): PER wins (the fast path must see this)."""
+    words = [["Bill", "Clinton", "won"], ["Clinton", "lost"], ["Bill", "Clinton", "."]]
+    tags = [["B-PER", "E-PER", "O"], ["S-ORG", "O"], ["B-PER", "E-PER", "O"]]
+    assert consistent_types(words, tags, [0, 0, 0])[1] == ["S-PER", "O"]
+    assert consistent_types(words, tags, [0, 1, 0])[1] == ["S-ORG", "O"]

@@ -21,20 +21,44 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 
-from senna.tags import spans_to_tags, tags_to_spans
+from senna.tags import Span, spans_to_tags, tags_to_spans
 
 Key = tuple[str, ...]   # a span's words; ("", word) for a capitalised word of a longer span
 NONE = "O"              # document_votes: no other sentence names this word
 
 
-def _votes(words: Sequence[str], tags: Sequence[str]) -> Counter:
+def _votes(words: Sequence[str], spans: Sequence[Span]) -> Counter:
     """(key, type) -> votes of one sentence's spans."""
     out: Counter = Counter()
-    for label, start, end in tags_to_spans(tags):
+    for label, start, end in spans:
         out[tuple(words[start:end]), label] += 1
         if end - start > 1:   # a capitalised word of a longer name votes for its type too
             out.update((("", w), label) for w in words[start:end] if w[:1].isupper())
     return out
+
+
+def _iobes_spans(tags: Sequence[str]) -> list[Span]:
+    """Spans of a valid IOBES sequence (what the decoders give), as `tags_to_spans` reads
+    them, at a fraction of its cost."""
+    out = []
+    start = 0
+    for i, tag in enumerate(tags):
+        first = tag[0]
+        if first == "S":
+            out.append((tag[2:], i, i + 1))
+        elif first == "B":
+            start = i
+        elif first == "E":
+            out.append((tag[2:], start, i + 1))
+    return out
+
+
+def _two_types(votes: Counter) -> bool:
+    """Does some name get votes for two types (a one-word name counting the votes of its
+    word in longer names, as `_relabel` does)?  If not, the vote changes nothing."""
+    seen: dict[Key, str] = {}
+    return any(seen.setdefault(key[1:] if not key[0] else key, label) != label
+               for key, label in votes)
 
 
 def _by_key(votes: Counter) -> dict[Key, Counter]:
@@ -46,18 +70,18 @@ def _by_key(votes: Counter) -> dict[Key, Counter]:
 
 
 def _relabel(votes: dict[Key, Counter], words: Sequence[str], tags: Sequence[str],
-             scheme: str) -> list[str]:
-    spans = []
+             spans: Sequence[Span], scheme: str) -> list[str]:
+    out = []
     changed = False
-    for label, start, end in tags_to_spans(tags):
+    for label, start, end in spans:
         counts = Counter(votes.get(tuple(words[start:end]), ()))
         if end - start == 1:
             counts.update(votes.get(("", words[start]), Counter()))
         top, n = counts.most_common(1)[0]
         if top != label and n > counts[label]:
             label, changed = top, True
-        spans.append((label, start, end))
-    return spans_to_tags(spans, len(tags), scheme) if changed else list(tags)
+        out.append((label, start, end))
+    return spans_to_tags(out, len(tags), scheme) if changed else list(tags)
 
 
 def _check(words: Sequence, tags: Sequence, docs: Sequence | None) -> Sequence:
@@ -75,12 +99,20 @@ def consistent_types(words: Sequence[Sequence[str]], tags: Sequence[Sequence[str
     majority for the same words.  `docs`: the document of each sentence (None: each sentence
     is a document of its own)."""
     keys = _check(words, tags, docs)
+    # (fast paths, since this runs on every batch NER tags: a sentence that names nothing
+    # is skipped, and so is a document of fewer than two names or none named twice)
+    read = _iobes_spans if scheme == "iobes" else tags_to_spans
+    spans = [read(t) if t.count(NONE) < len(t) else [] for t in tags]
+    count: Counter = Counter()
+    for key, sp in zip(keys, spans, strict=True):
+        count[key] += len(sp)
     totals: dict[Hashable, Counter] = defaultdict(Counter)
-    for key, w, t in zip(keys, words, tags, strict=True):
-        totals[key].update(_votes(w, t))
-    votes = {key: _by_key(c) for key, c in totals.items()}
-    return [_relabel(votes[key], w, t, scheme)
-            for key, w, t in zip(keys, words, tags, strict=True)]
+    for key, w, sp in zip(keys, words, spans, strict=True):
+        if count[key] > 1:
+            totals[key].update(_votes(w, sp))
+    votes = {key: _by_key(c) for key, c in totals.items() if _two_types(c)}
+    return [_relabel(votes[key], w, t, sp, scheme) if key in votes else list(t)
+            for key, w, t, sp in zip(keys, words, tags, spans, strict=True)]
 
 
 def document_votes(words: Sequence[Sequence[str]], tags: Sequence[Sequence[str]],
@@ -92,24 +124,36 @@ def document_votes(words: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]
     (`senna.features.DocumentFeature`): from gold tags in training, from the first pass's
     tags at run time; a sentence's own tags never count, so gold ones do not leak."""
     keys = _check(words, tags, docs)
-    own = [_votes(w, t) for w, t in zip(words, tags, strict=True)]
+    own = [_votes(w, tags_to_spans(t)) for w, t in zip(words, tags, strict=True)]
     totals: dict[Hashable, Counter] = defaultdict(Counter)
     for key, c in zip(keys, own, strict=True):
         totals[key].update(c)
+    indexes: dict[Hashable, tuple[dict[Key, Counter], dict[str, set[int]]]] = {}
     out = []
     for key, w, c in zip(keys, words, own, strict=True):
-        rest = _by_key(totals[key] - c) if totals[key] != c else {}
-        lengths: dict[str, set[int]] = defaultdict(set)
-        for k in rest:
-            if k[0]:
-                lengths[k[0]].add(len(k))
+        if totals[key] == c:   # no other sentence of the document names anything
+            out.append([NONE] * len(w))
+            continue
+        if key not in indexes:
+            by_key = _by_key(totals[key])
+            lengths: dict[str, set[int]] = defaultdict(set)
+            for k in by_key:
+                if k[0]:
+                    lengths[k[0]].add(len(k))
+            indexes[key] = by_key, lengths
+        by_key, lengths = indexes[key]
+
+        def others(k: Key, by_key=by_key, c=c) -> list[str]:
+            """Types the other sentences give key k (this sentence's own votes taken off)."""
+            return [t for t, n in by_key.get(k, {}).items() if n > c[k, t]]
+
         flags: list[set[str]] = [set() for _ in w]
         for i, word in enumerate(w):
             for n in lengths.get(word, ()):
-                found = rest.get(tuple(w[i : i + n])) if i + n <= len(w) else None
+                found = others(tuple(w[i : i + n])) if i + n <= len(w) else ()
                 for j in range(i, i + n) if found else ():
                     flags[j].update(found)
-            if word[:1].isupper() and ("", word) in rest:
-                flags[i].update(rest["", word])
+            if word[:1].isupper():
+                flags[i].update(others(("", word)))
         out.append(["+".join(sorted(f)) or NONE for f in flags])
     return out

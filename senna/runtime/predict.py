@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 
-from senna.decode.documents import consistent_types, document_votes
+from senna.decode.documents import NONE, consistent_types, document_votes
 from senna.features import DocumentFeature
 from senna.runtime.model import TaskModel
 from senna.tasks import TaskSpec
@@ -22,10 +22,14 @@ def in_documents(predict: Predict, model: TaskModel, task: TaskSpec, words: list
     entry says so) one type per name in each document."""
     tags = predict(words, columns)
     names = [k.spec.name for k in model.featurizer.of_kind(DocumentFeature)]
-    if names:
+    if names:   # sentences whose words the rest of their document never names keep theirs
         votes = document_votes(words, tags, docs)
-        tags = predict(words, [{**c, **dict.fromkeys(names, v)}
-                               for c, v in zip(columns, votes, strict=True)])
+        again = [i for i, v in enumerate(votes) if any(x != NONE for x in v)]
+        found = predict([words[i] for i in again],
+                        [{**columns[i], **dict.fromkeys(names, votes[i])} for i in again])
+        tags = list(tags)
+        for i, t in zip(again, found, strict=True):
+            tags[i] = t
     if vote and task.document_types:
         tags = consistent_types(words, tags, docs)
     return tags
