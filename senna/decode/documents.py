@@ -14,6 +14,12 @@ shipped model from 92.87 to 93.12 F1 (`python bench/documents.py --data ../share
 which also measures other NER models).  What a document is comes from the caller: a
 `-DOCSTART-` block of a CoNLL-2003 file, one text given to `senna.load()(text)`, one input
 line of the `senna` command; sentences tagged without one are documents of their own.
+
+`document_votes` gives the other half: per word, the types the *other* sentences of its
+document give the same words, which a tagger trained with the `+document` feature reads in a
+second pass (`senna.features.DocumentFeature`, `senna.runtime.predict.in_documents`).  On
+the NER dev set that network ends level with the vote alone at half the speed, so the
+shipped NER does not read them (README, "Session 17").
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
-"""Run a model over gold-annotated sentences (their words, input columns and predicates):
-what evaluation and the training/runtime agreement test need."""
+"""A model's tags as the runtime gives them: `in_documents` (a window task in documents: a
+second pass where the model reads its document's names, then the vote for one type per
+name), shared by the pipeline and `predict_gold_inputs`, which runs a model over
+gold-annotated sentences (their words, input columns, predicates and documents), as
+evaluation and the training/runtime agreement test need."""
 
 from __future__ import annotations
 
