@@ -58,16 +58,16 @@ class TaskSpec:
         name, *more = preset.split("+")
         kinds = [m.partition(":")[0] for m in more]
         sizes = [m.partition(":")[2] for m in more]
-        upstream = self.upstream_columns()
+        # a per-predicate task's tags are no names a document could vote on
+        allowed = [a for a in ADDITIONS if a != "document" or not self.per_predicate]
+        allowed += self.upstream_columns()
         base = self.presets.get(name, ())
-        if name not in self.presets or any(k not in ADDITIONS and k not in upstream
-                                           for k in kinds) \
+        if name not in self.presets or any(k not in allowed for k in kinds) \
                 or len(set(kinds)) < len(kinds) or not all(x.isdigit() for x in sizes if x) \
-                or any(s.name in kinds for s in base) \
-                or ("document" in kinds and self.per_predicate):
+                or any(s.name in kinds for s in base):
             raise ValueError(f"task {self.name}: features must be a preset, one of "
                              f"{sorted(self.presets)}, optionally followed by additions "
-                             f"'+{'+'.join([*ADDITIONS, *upstream])}' (or "
+                             f"'+{'+'.join(allowed)}' (or "
                              f"'+<addition>:<size>'), none of them twice, got {preset!r}")
         return base + tuple(ADDITIONS.get(k, partial(F.column, k))(
             *([self.name] if k == "document" else []), *([int(x)] if x else []))

@@ -9,6 +9,7 @@ from test_pipeline import build_models
 from senna.api import Tagger, load
 from senna.decode.documents import consistent_types
 from senna.document import Document, Sentence
+from senna.features import FeatureSpec
 from senna.runtime.pipeline import Pipeline
 from senna.runtime.predict import predict_gold_inputs
 from senna.tasks import TASKS
@@ -132,3 +133,11 @@ def test_a_word_of_longer_names_outvotes_its_own_span():
     tags = [["B-PER", "E-PER", "O"], ["S-ORG", "O"], ["B-PER", "E-PER", "O"]]
     assert consistent_types(words, tags, [0, 0, 0])[1] == ["S-PER", "O"]
     assert consistent_types(words, tags, [0, 1, 0])[1] == ["S-ORG", "O"]
+
+
+def test_the_document_feature_is_for_word_taggers_only():
+    assert TASKS["ner"].features("senna+document")[-1] == \
+        FeatureSpec("doc_ner", "document", 5, "ner")
+    assert TASKS["ner"].features("basic+document:8")[-1].dim == 8
+    with pytest.raises(ValueError, match=r"'\+chars\+pos"):
+        TASKS["srl"].features("senna+document")
