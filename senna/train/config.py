@@ -100,6 +100,11 @@ class TrainConfig:
                                    "training", 0.0)
     dropout_hidden: float = setting("dropout probability (0-1) on the hidden layer, in "
                                     "training", 0.0)
+    adversarial: float = setting("adversarial training (window approach): each batch's "
+                                 "loss is also taken with the looked-up features moved this "
+                                 "far per word, in the direction that raises it most "
+                                 "(senna.train.adversarial; 0: off; a second pass per batch)",
+                                 0.0)
     lr_decay: float = setting("learning rate at epoch e: lr / (1 + lr_decay * (e - 1))", 0.0)
     average: float = setting("weight averaging: 0 (off), or the decay per update of a moving "
                              "average of the weights, which the dev score and the saved model "
@@ -157,6 +162,11 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--average must be in [0, 1) (0: off), got {cfg.average}")
     if cfg.distill < 0:
         out.append(f"--distill must be 0 or more, got {cfg.distill}")
+    if cfg.adversarial < 0:
+        out.append(f"--adversarial must be 0 (off) or more, got {cfg.adversarial}")
+    if cfg.adversarial and sentence:
+        out.append("--adversarial needs the window approach (the sentence approach looks "
+                   "the predicate's words up twice)")
     if cfg.lr_decay < 0:
         out.append(f"--lr-decay must be 0 or more, got {cfg.lr_decay}")
     for name in ("gazetteer_dropout", "column_dropout", "document_dropout"):

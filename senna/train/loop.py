@@ -39,6 +39,7 @@ from senna.nn.networks import (
     load_weights,
 )
 from senna.tasks import TaskSpec, get_task
+from senna.train.adversarial import with_adversary
 from senna.train.averaging import AVERAGE_DIR, averaged, score_epoch
 from senna.train.card import write_card
 from senna.train.cascade import predict_columns
@@ -132,17 +133,27 @@ def drop_features(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
                 kind.drop(ids[..., j], p, rng)
 
 
-def step_loss(net: Tagger, batch, distill: float = 0.0) -> torch.Tensor:
+def step_loss(net: Tagger, batch, distill: float = 0.0,
+              adversarial: float = 0.0) -> torch.Tensor:
     """The batch's negative log-likelihood, plus `distill` times the distillation term
-    where the batch carries teachers' scores (`senna.train.distill`)."""
+    where the batch carries teachers' scores (`senna.train.distill`); with `adversarial`
+    > 0, plus the same loss on adversarially moved inputs (`senna.train.adversarial`)."""
     ids, tags = torch.from_numpy(batch.ids), torch.from_numpy(batch.tags)
     lengths = torch.from_numpy(batch.lengths)
     mask = torch.arange(ids.shape[1])[None, :] < lengths[:, None]
-    emissions = net(ids, lengths, torch.from_numpy(batch.predicates))
-    loss = net.nll(emissions, tags, mask).sum()
-    if distill and batch.soft is not None:
-        loss = loss + distill * distillation_loss(emissions, torch.from_numpy(batch.soft), mask)
-    return loss
+    predicates = torch.from_numpy(batch.predicates)
+
+    def loss_of() -> torch.Tensor:
+        emissions = net(ids, lengths, predicates)
+        loss = net.nll(emissions, tags, mask).sum()
+        if distill and batch.soft is not None:
+            soft = torch.from_numpy(batch.soft)
+            loss = loss + distill * distillation_loss(emissions, soft, mask)
+        return loss
+
+    if adversarial:
+        return with_adversary(net, loss_of, batch.lengths, adversarial)
+    return loss_of()
 
 
 def training_examples(cfg: TrainConfig, task: TaskSpec, sentences: list,
@@ -233,7 +244,7 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
         for batch in bar:
             drop_features(batch.ids, saved.featurizer, cfg, rng)
             opt.zero_grad(set_to_none=True)
-            loss = step_loss(net, batch, cfg.distill)
+            loss = step_loss(net, batch, cfg.distill, cfg.adversarial)
             loss.backward()
             opt.step()
             if avg:
