@@ -238,10 +238,10 @@ def test_each_task_trains_with_its_own_dropout_and_rate_decay(tmp_path, monkeypa
     dropout: dict[int, set] = {}        # network -> (p input, p hidden) seen in its steps
     real_loss = joint.step_loss
 
-    def spy_loss(net, batch, distill=0.0):
+    def spy_loss(net, batch, distill=0.0, adversarial=0.0):
         dropout.setdefault(id(net), set()).add((net.training, net.drop_input.p,
                                                 net.drop_hidden.p))
-        return real_loss(net, batch, distill)
+        return real_loss(net, batch, distill, adversarial)
 
     rates: dict[int, list[float]] = {}  # network -> its own rate per epoch / the first's
     real_settings = joint.epoch_settings
