@@ -227,21 +227,25 @@ def test_a_joint_chars_model_runs_in_the_runtime_as_trained(tmp_path):
 @pytest.mark.slow
 def test_each_task_trains_with_its_own_dropout_and_rate_decay(tmp_path, monkeypatch):
     """A task's regularisation settings hold in a joint run as when it trains alone (they
-    were once ignored there): its dropout is on while training and its own optimizer's rate
-    decays by its lr_decay."""
+    were once ignored there): its dropout is on while training, its own optimizer's rate
+    decays by its lr_decay, and its adversarial step is taken on its batches only."""
     import senna.train.joint as joint
 
-    tasks = {"pos": dict(TASKS["pos"], dropout_input=0.1, dropout_hidden=0.3, lr_decay=1.0),
+    tasks = {"pos": dict(TASKS["pos"], dropout_input=0.1, dropout_hidden=0.3, lr_decay=1.0,
+                         adversarial=0.5),
              "ner": dict(TASKS["ner"])}
     cfg = JointConfig.from_dict(dict(tasks=tasks, out=str(tmp_path / "joint"), epochs=2,
                                      word_dim=8, batch_size=4, threads=1))
     dropout: dict[int, set] = {}        # network -> (p input, p hidden) seen in its steps
     real_loss = joint.step_loss
 
-    def spy_loss(net, batch, distill=0.0, adversarial=0.0):
+    adversarial: dict[int, set] = {}    # network -> adversarial step sizes of its batches
+
+    def spy_loss(net, batch, distill=0.0, adversarial_eps=0.0):
         dropout.setdefault(id(net), set()).add((net.training, net.drop_input.p,
                                                 net.drop_hidden.p))
-        return real_loss(net, batch, distill, adversarial)
+        adversarial.setdefault(id(net), set()).add(adversarial_eps)
+        return real_loss(net, batch, distill, adversarial_eps)
 
     rates: dict[int, list[float]] = {}  # network -> its own rate per epoch / the first's
     real_settings = joint.epoch_settings
@@ -262,6 +266,7 @@ def test_each_task_trains_with_its_own_dropout_and_rate_decay(tmp_path, monkeypa
     assert dropout[by["ner"]] == {(True, 0.0, 0.0)}
     assert rates[by["pos"]] == pytest.approx([1.0, 0.5])
     assert rates[by["ner"]] == pytest.approx([1.0, 1.0])
+    assert adversarial[by["pos"]] == {0.5} and adversarial[by["ner"]] == {0.0}
 
 
 @pytest.mark.slow
