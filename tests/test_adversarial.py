@@ -1,8 +1,7 @@
 """Adversarial training (`senna.train.adversarial`): the step has the stated size and
-direction, the second loss is the same network's loss on the moved inputs, and training with
-it runs, resumes exactly and is refused where it does not apply."""
-
-from pathlib import Path
+direction, the second loss is the same network's loss on the moved inputs, and the setting is
+refused where it does not apply (that training with it resumes exactly and changes the
+weights: `test_train.test_regularisers_resume_exactly_and_change_training`)."""
 
 import numpy as np
 import pytest
@@ -11,9 +10,7 @@ torch = pytest.importorskip("torch")
 
 from test_train import small_config  # noqa: E402
 
-from senna.io.checkpoint import load_model  # noqa: E402
 from senna.train.adversarial import perturbation, with_adversary  # noqa: E402
-from senna.train.loop import train  # noqa: E402
 
 
 def test_step_is_the_gradient_scaled_to_eps_per_word():
@@ -60,24 +57,6 @@ def test_second_loss_is_taken_on_inputs_moved_along_the_gradient():
     total.backward()                          # both passes backpropagate into the weights
     assert net.emb.weight.grad is not None and net.out.weight.grad is not None
     assert not net.emb._forward_hooks        # the hooks are gone afterwards
-
-
-@pytest.mark.slow
-def test_adversarial_training_changes_training_and_resumes_exactly(tmp_path):
-    a = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "a"), adversarial=0.5)
-    b = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "b"), epochs=1,
-                     adversarial=0.5)
-    plain = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "c"))
-    result = train(a)
-    assert np.isfinite(result["best"])
-    train(b)
-    b.epochs = 2
-    train(b)
-    train(plain)
-    wa, wb, wc = (load_model(Path(c.out) / "checkpoint").weights for c in (a, b, plain))
-    for k in wa:
-        np.testing.assert_array_equal(wa[k], wb[k])
-    assert not np.array_equal(wa["l1.weight"], wc["l1.weight"])
 
 
 def test_adversarial_setting_is_checked(tmp_path):

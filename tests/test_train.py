@@ -291,12 +291,13 @@ def test_resume_refuses_another_model_or_data_and_reports_changed_settings(tmp_p
 
 
 @pytest.mark.slow
-def test_dropout_and_lr_decay_resume_exactly_and_change_training(tmp_path):
-    kw = dict(dropout_input=0.2, dropout_hidden=0.3, lr_decay=0.5)
+@pytest.mark.parametrize("kw", [dict(dropout_input=0.2, dropout_hidden=0.3, lr_decay=0.5),
+                                dict(adversarial=0.5)], ids=["dropout-decay", "adversarial"])
+def test_regularisers_resume_exactly_and_change_training(tmp_path, kw):
     a = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "a"), epochs=2, **kw)
     b = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "b"), epochs=1, **kw)
     plain = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "c"), epochs=2)
-    train(a)
+    assert np.isfinite(train(a)["best"])
     train(b)
     b.epochs = 2
     train(b)

@@ -165,8 +165,8 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.adversarial < 0:
         out.append(f"--adversarial must be 0 (off) or more, got {cfg.adversarial}")
     if cfg.adversarial and sentence:
-        out.append("--adversarial needs the window approach (the sentence approach looks "
-                   "the predicate's words up twice)")
+        out.append("--adversarial needs the window approach (not built for the sentence "
+                   "approach, whose predicate window looks words up a second time)")
     if cfg.lr_decay < 0:
         out.append(f"--lr-decay must be 0 or more, got {cfg.lr_decay}")
     for name in ("gazetteer_dropout", "column_dropout", "document_dropout"):
