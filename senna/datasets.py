@@ -22,12 +22,19 @@ def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
         s.columns[name] = o.columns[name]
 
 
+def reader_format(cfg, task: TaskSpec) -> str:
+    """The settings' file format, else the task's (older models' settings lack one)."""
+    return getattr(cfg, "format", "") or task.fmt
+
+
 def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
     """cfg has train, dev (None: the last dev_fraction of train), dev_fraction, extra_columns
-    and extra_train (sentences for training only, after the split)."""
-    train = read_dataset(cfg.train, task.fmt)
+    and extra_train (sentences for training only, after the split), all in the settings'
+    `format` or else the task's."""
+    fmt = reader_format(cfg, task)
+    train = read_dataset(cfg.train, fmt)
     if cfg.dev:
-        dev = read_dataset(cfg.dev, task.fmt)
+        dev = read_dataset(cfg.dev, fmt)
     else:
         train, dev = split_train_dev(train, cfg.dev_fraction)
     if cfg.extra_columns:  # "train.pt0,dev.pt0"
@@ -37,7 +44,7 @@ def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
         attach_columns(train, paths[0])
         attach_columns(dev, paths[1])
     if getattr(cfg, "extra_train", None):   # older models' settings lack it
-        train = train + read_dataset(cfg.extra_train, task.fmt)
+        train = train + read_dataset(cfg.extra_train, fmt)
     return train, dev
 
 
@@ -46,7 +53,7 @@ def load_dev(cfg, task: TaskSpec) -> list:
     a run's training file may be a derived one (silver data under runs/) that is not kept."""
     if not cfg.dev:
         return load_splits(cfg, task)[1]
-    dev = read_dataset(cfg.dev, task.fmt)
+    dev = read_dataset(cfg.dev, reader_format(cfg, task))
     if cfg.extra_columns:
         attach_columns(dev, cfg.extra_columns.split(",")[-1])
     return dev

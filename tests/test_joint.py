@@ -289,3 +289,31 @@ def test_seeds_give_a_mean_ensemble_per_task(tmp_path):
         dev = {m.spec.name: m for m in build_members(cfg)}[name].dev
         assert score(model, get_task(name), dev) == pytest.approx(spec["dev"]["mean"])
         assert json.loads((out / name / "ensemble.json").read_text()) == spec
+
+
+@pytest.mark.slow
+def test_a_task_twice_on_other_data_trains_two_heads(tmp_path):
+    """"pos@wsj" is POS again, read from CoNLL-2000's POS column (`format`), with its own
+    output layer and model directory, sharing the word table with "pos"."""
+    wsj = str(FIX / "conll2000_sample.txt")
+
+    def joint(tasks: dict) -> JointConfig:
+        return JointConfig.from_dict(dict(tasks=tasks, out=str(tmp_path / "joint"), epochs=1,
+                                          word_dim=8, batch_size=4, threads=1))
+
+    cfg = joint({"pos": dict(TASKS["pos"]),
+                 "pos@wsj": dict(TASKS["pos"], train=wsj, dev=wsj, format="conll2000")})
+    members = {m.name: m for m in build_members(cfg)}
+    assert set(members) == {"pos", "pos@wsj"}
+    assert members["pos@wsj"].spec is get_task("pos") and members["pos@wsj"].cfg.task == "pos"
+    assert members["pos"].net.emb.tables[0].weight is members["pos@wsj"].net.emb.tables[0].weight
+    assert members["pos"].net.l2 is not members["pos@wsj"].net.l2
+    gold = [t for s in members["pos@wsj"].dev for t in s.columns["pos"]]
+    assert gold[:3] == ["NNP", "POS", "NNP"]   # the fixture's first words: Friday 's Market
+    state = train_joint(cfg)
+    assert set(state["best"]) == {"pos", "pos@wsj"}
+    saved = load_model(Path(cfg.out) / "pos@wsj")
+    assert saved.task == "pos" and saved.info["training"]["config"]["format"] == "conll2000"
+    for bad in ("pos@", "pos@a-b", "nope@wsj"):
+        with pytest.raises(ValueError):
+            joint({"pos": {}, bad: {}})

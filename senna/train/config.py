@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from senna.io.conll import FORMATS
 from senna.nn.config import APPROACHES, CRITERIA
 from senna.settings import option, setting, type_problems
 from senna.tasks import TASKS
@@ -81,6 +82,9 @@ class TrainConfig:
                                       "(the '+document' feature) in training: gold names "
                                       "elsewhere in a story are surer than a first pass's",
                                       0.0)
+    format: str = setting("reader format of the train and dev files (senna.io.conll.FORMATS; "
+                          "empty: the task's own), e.g. conll2000 for POS read from the "
+                          "CoNLL-2000 chunking data's POS column", "")
     dev_fraction: float = setting("share of the training sentences held out as dev when no "
                                   "--dev is given, between 0 and 1", 0.1)
     extra_train: str | None = setting("more training sentences in the task's format (e.g. "
@@ -172,6 +176,9 @@ def problems(cfg: TrainConfig) -> list[str]:
     for name in ("gazetteer_dropout", "column_dropout", "document_dropout"):
         if not 0 <= getattr(cfg, name) <= 1:
             out.append(f"{option(name)} must be between 0 and 1, got {getattr(cfg, name)}")
+    if cfg.format and cfg.format not in FORMATS:
+        out.append(f"--format must be one of {', '.join(FORMATS)} (or empty: the task's), got "
+                   f"{cfg.format!r}")
     if not cfg.dev and not 0 < cfg.dev_fraction < 1:
         out.append(f"--dev-fraction must be between 0 and 1 (exclusive) when no --dev file is "
                    f"given, got {cfg.dev_fraction}")

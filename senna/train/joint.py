@@ -5,7 +5,8 @@ Every task keeps its own network head, tags, criterion and task-specific feature
 lookup tables of the features they have in common (words and caps: `Feature.shared`) are
 one table, and with `share_l1` the window tasks' first linear layer is one layer too (its
 columns for the task's own features stay the task's).  Training repeatedly picks a task,
-takes a batch of its training sentences and takes a gradient step:
+takes a batch of its training sentences and takes a gradient step (a task may join twice,
+on other data, as "task@label": `task_key`):
 
 * `sampling="proportional"`: an epoch is every batch of every task once, in random order,
   so a task is picked in proportion to its training set's size;
@@ -70,9 +71,25 @@ SAMPLING = ("proportional", "uniform")
 COMMON = ("embeddings", "word_dim", "max_words", "min_count", "seed", "batch_size", "threads")
 
 
+def task_key(name: str) -> str:
+    """A task's name in a joint run: the task's own, or "task@label" for another copy of a
+    task with its own data and output layer (POS on the CoNLL-2000 WSJ text beside POS on
+    EWT: "pos@wsj"), which shares the tables and first layer like any other task."""
+    base, at, label = name.partition("@")
+    if at and not label.isidentifier():
+        raise ValueError(f"a joint task is TASK or TASK@LABEL (LABEL: letters, digits, _), "
+                         f"got {name!r}")
+    return get_task(base).name + (f"@{label}" if at else "")
+
+
+def task_of(key: str) -> TaskSpec:
+    """The task a joint run's task name (`task_key`) trains."""
+    return get_task(key.partition("@")[0])
+
+
 @dataclass
 class JointConfig:
-    tasks: dict[str, dict]           # task -> its single-task settings (TrainConfig fields)
+    tasks: dict[str, dict]           # task (or task@label: `task_key`) -> its settings
     out: str = "runs/joint"
     models: str | None = None        # each task's best model goes to <models>/<task> (default:
                                      # out; "senna/models" ships them), the rest stays in out
@@ -115,7 +132,7 @@ class JointConfig:
         if isinstance(self.ship, str):
             self.ship = [t for t in self.ship.split(",") if t]
         if self.ship is not None:
-            self.ship = [get_task(t).name for t in self.ship]
+            self.ship = [task_key(t) for t in self.ship]
             if set(self.ship) - set(self.tasks):
                 raise ValueError(f"ship names tasks not trained here: "
                                  f"{sorted(set(self.ship) - set(self.tasks))}")
@@ -141,7 +158,7 @@ class JointConfig:
                     settings = json.loads(path.read_text(encoding="utf-8"))
                 except (OSError, json.JSONDecodeError) as e:
                     raise ValueError(f"{path}: cannot read the {name} settings ({e})") from None
-            tasks[get_task(name).name] = {**settings, **changed}
+            tasks[task_key(name)] = {**settings, **changed}
         return cls(**{**d, "tasks": tasks})
 
     def common(self, key: str):
@@ -159,7 +176,8 @@ class JointConfig:
 
     def task_config(self, name: str) -> TrainConfig:
         """A task's settings with the joint ones that must agree put in."""
-        settings = {**self.tasks[name], "task": name, "out": str(self.model_dir(name))}
+        settings = {**self.tasks[name], "task": task_of(name).name,
+                    "out": str(self.model_dir(name))}
         settings.update({k: self.common(k) for k in COMMON})
         return TrainConfig.from_dict(settings)
 
@@ -180,10 +198,11 @@ class Member:
     best: float = -1.0
     best_epoch: int = 0
     avg: WeightAverage | None = None   # the weights' moving average (its settings' --average)
+    key: str = ""                      # its name in the run ("pos@wsj"; empty: the task's)
 
     @property
     def name(self) -> str:
-        return self.spec.name
+        return self.key or self.spec.name
 
     @property
     def module(self) -> torch.nn.Module:
@@ -220,21 +239,22 @@ def build_members(cfg: JointConfig) -> list[Member]:
     """Read every task's data, build one word dictionary from all training sentences, and
     a network per task with the shared tables (and first layer) tied."""
     cfgs = {name: cfg.task_config(name) for name in cfg.tasks}
-    splits = {name: training_splits(c, get_task(name)) for name, c in cfgs.items()}
+    splits = {name: training_splits(c, task_of(name)) for name, c in cfgs.items()}
     first = next(iter(cfgs.values()))
     every = [s for train, _ in splits.values() for s in train]
     words = word_vocab(first, every)
     vocabs = shared_vocabs(cfgs, every, words)
     members = []
     for name, c in cfgs.items():
-        spec = get_task(name)
+        spec = task_of(name)
         net, saved = build(c, spec, splits[name][0], words, vocabs)
         saved.info["joint"] = {"tasks": list(cfg.tasks), "share_l1": cfg.share_l1,
                                "auxiliary": auxiliary_names(cfg),
                                "sampling": cfg.sampling, "command": cfg.command}
         members.append(Member(spec, c, net, saved, splits[name][1],
                               training_examples(c, spec, splits[name][0], saved),
-                              make_examples(spec, splits[name][1], saved.featurizer)))
+                              make_examples(spec, splits[name][1], saved.featurizer),
+                              key=name))
     tie(members, cfg.share_l1)
     return members
 
@@ -250,7 +270,7 @@ def shared_vocabs(cfgs: dict[str, TrainConfig], sentences: list, words) -> dict:
     task's training sentences: one table needs one vocabulary."""
     out = {}
     for name, c in cfgs.items():
-        for spec in get_task(name).features(c.features):
+        for spec in task_of(name).features(c.features):
             kind = KINDS[spec.kind]
             if kind.shared and spec.name not in out:
                 out[spec.name] = kind.fit_vocab(spec, sentences, words, c.max_words)
@@ -337,7 +357,7 @@ def train_joint(cfg: JointConfig) -> dict:
         m.rates = [g["lr"] for g in m.opt.param_groups]
     state = resume(out, members, aux, shared_opt)
     for m in members:
-        m.avg = averaged(m.cfg, m.net, out / "checkpoint" / m.spec.name, state)
+        m.avg = averaged(m.cfg, m.net, out / "checkpoint" / m.name, state)
     if state["epoch"]:
         print(f"resumed {out} after epoch {state['epoch']}")
     averages = [m.avg for m in members if m.avg]
@@ -376,7 +396,7 @@ def train_joint(cfg: JointConfig) -> dict:
         if last:   # the last iterates' scores of the averaged tasks
             state["history"][-1]["dev_last"] = last
             state["average_steps"] = averages[0].steps
-        state["best"] = {m.spec.name: {"score": m.best, "epoch": m.best_epoch}
+        state["best"] = {m.name: {"score": m.best, "epoch": m.best_epoch}
                          for m in members}
         tqdm.write(f"epoch {epoch}: " + "  ".join(f"{k} {v:.2f}" for k, v in scores.items())
                    + f"  ({state['seconds'] / 60:.1f} min)")
@@ -399,9 +419,9 @@ def end_of_epoch(members: list[Member], epoch: int, seconds: float
     for m in members:
         score, kept, last_score = score_epoch(m.saved, m.net, m.avg, m.spec, m.dev,
                                               m.dev_examples)
-        scores[m.spec.name] = score["score"]
+        scores[m.name] = score["score"]
         if last_score is not None:
-            last[m.spec.name] = last_score
+            last[m.name] = last_score
         if score["score"] > m.best:
             m.best, m.best_epoch = score["score"], epoch
             m.saved.info["dev"] = score
@@ -415,9 +435,9 @@ def checkpoint(out: Path, members: list[Member], aux: list[RankingTask],
                shared_opt: torch.optim.Optimizer, state: dict) -> None:
     """The last weights of every task and the optimizers' state, for an exact resume."""
     for m in members:
-        save_model(out / "checkpoint" / m.spec.name, m.saved)
+        save_model(out / "checkpoint" / m.name, m.saved)
         if m.avg:
-            save_model(out / "checkpoint" / m.spec.name / AVERAGE_DIR,
+            save_model(out / "checkpoint" / m.name / AVERAGE_DIR,
                        replace(m.saved, weights=m.avg.weights()))
     optim = {"shared": shared_opt.state_dict(),
              **{m.name: m.opt.state_dict() for m in [*members, *aux]}}
@@ -437,9 +457,9 @@ def resume(out: Path, members: list[Member], aux: list[RankingTask],
     if not state_file.exists():
         return {"epoch": 0, "history": [], "seconds": 0.0, "best": {}}
     for m in members:
-        saved = load_model(out / "checkpoint" / m.spec.name)
+        saved = load_model(out / "checkpoint" / m.name)
         if saved.tags.items != m.saved.tags.items or saved.net != m.saved.net:
-            raise ValueError(f"{out}/checkpoint holds another {m.spec.name} network than these "
+            raise ValueError(f"{out}/checkpoint holds another {m.name} network than these "
                              "settings build; use a new --out or delete the checkpoint")
         load_weights(m.net, saved.weights)
     optim = torch.load(out / "checkpoint" / "optimizers.pt", weights_only=True)
@@ -453,8 +473,8 @@ def resume(out: Path, members: list[Member], aux: list[RankingTask],
         a.load_state_dict(saved_aux[a.name], strict=False)
         a.opt.load_state_dict(optim[a.name])
     for m in members:
-        m.opt.load_state_dict(optim[m.spec.name])
-        best = state["best"].get(m.spec.name, {})
+        m.opt.load_state_dict(optim[m.name])
+        best = state["best"].get(m.name, {})
         m.best, m.best_epoch = best.get("score", -1.0), best.get("epoch", 0)
     return state
 
@@ -507,13 +527,13 @@ def train_joint_seeds(cfg: JointConfig, seeds: list[int]) -> dict[str, dict]:
             train_joint(run)
     specs = {}
     for name in cfg.tasks:
-        spec = get_task(name)
+        spec = task_of(name)
         names = [f"../seed-{s}/{name}" for s in seeds]
         (out / name).mkdir(parents=True, exist_ok=True)    # before its ".." is followed
         members = [TaskModel.load(out / name / n) for n in names]
         dev = training_splits(cfg.task_config(name), spec)[1]
         scores = {f"seed-{s}": score(m, spec, dev) for s, m in zip(seeds, members, strict=True)}
         scores["mean"] = score(EnsembleModel(members, "mean"), spec, dev)
-        specs[name] = save_ensemble(out / name, name, names, "mean", scores,
+        specs[name] = save_ensemble(out / name, spec.name, names, "mean", scores,
                                     {"seeds": seeds, "command": cfg.command})
     return specs
