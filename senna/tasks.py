@@ -53,25 +53,30 @@ class TaskSpec:
 
     def features(self, preset: str = "basic") -> tuple[FeatureSpec, ...]:
         """A preset's features, then those of its additions: "senna+chars", or with the
-        addition's size, "senna+chars:30" (30 filters); an earlier task's name adds its
-        output column, "pos-pt0+chunk" (SRL reading CHUNK tags; "+chunk:10": 10 dims)."""
+        addition's size, "senna+chars:30" (30 filters; "chars:30:10:5" also sets the
+        character width 10 and a convolution over 5 characters); an earlier task's name adds
+        its output column, "pos-pt0+chunk" (SRL reading CHUNK tags; "+chunk:10": 10 dims)."""
         name, *more = preset.split("+")
         kinds = [m.partition(":")[0] for m in more]
-        sizes = [m.partition(":")[2] for m in more]
+        sizes = [m.split(":")[1:] for m in more]
         # a per-predicate task's tags are no names a document could vote on
         allowed = [a for a in ADDITIONS if a != "document" or not self.per_predicate]
         allowed += self.upstream_columns()
         base = self.presets.get(name, ())
         if name not in self.presets or any(k not in allowed for k in kinds) \
-                or len(set(kinds)) < len(kinds) or not all(x.isdigit() for x in sizes if x) \
+                or len(set(kinds)) < len(kinds) \
+                or not all(x.isdigit() and int(x) > 0 for xs in sizes for x in xs) \
+                or any(len(xs) > (3 if k == "chars" else 1)
+                       for k, xs in zip(kinds, sizes, strict=True)) \
                 or any(s.name in kinds for s in base):
             raise ValueError(f"task {self.name}: features must be a preset, one of "
                              f"{sorted(self.presets)}, optionally followed by additions "
                              f"'+{'+'.join(allowed)}' (or "
-                             f"'+<addition>:<size>'), none of them twice, got {preset!r}")
+                             f"'+<addition>:<size>', '+chars:<filters>:<character width>:"
+                             f"<window>'), none of them twice, got {preset!r}")
         return base + tuple(ADDITIONS.get(k, partial(F.column, k))(
-            *([self.name] if k == "document" else []), *([int(x)] if x else []))
-            for k, x in zip(kinds, sizes, strict=True))
+            *([self.name] if k == "document" else []), *map(int, xs))
+            for k, xs in zip(kinds, sizes, strict=True))
 
     def upstream_columns(self) -> list[str]:
         """Output columns this task may read: those of per-word tasks before it in the

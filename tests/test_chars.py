@@ -67,6 +67,10 @@ def test_bad_chars_settings_are_refused():
     names = [s.name for s in get_task("chunk").features("basic+chars")]
     assert names == ["word", "caps", "chars"]
     assert get_task("ner").features("senna+chars:30")[-1] == F.chars(30)
+    assert get_task("pos").features("senna+chars:30:10:5")[-1] == F.chars(30, 10, 5)
+    for bad in ("chars:30:10:5:1", "chars::5", "chars:30:", "chars:0", "chunk:5:5"):
+        with pytest.raises(ValueError, match="features must be a preset"):
+            get_task("pt0").features("senna+" + bad)
 
 
 def random_weights(n_chars: int, width: int, window: int, filters: int, seed: int = 0):
