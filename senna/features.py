@@ -207,6 +207,11 @@ class WordFeature(Feature):
     def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
         return self.vocab.ids(norms)
 
+    def drop(self, ids: np.ndarray, p: float, rng: np.random.Generator) -> None:
+        """Words -> RARE with probability p, in place (training only): RARE then stands
+        for words of every kind, as it does for the new words of run-time text."""
+        ids[(ids > Vocab.unk_id) & (rng.random(ids.shape) < p)] = Vocab.unk_id
+
 
 class CapsFeature(Feature):
     """The capitalisation class (senna.text.normalize.CAPS_TAGS)."""

@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 from senna.io.checkpoint import load_model  # noqa: E402
 from senna.nn.networks import PartlySharedLinear  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
+from senna.runtime.pipeline import default_model_dir  # noqa: E402
 from senna.runtime.predict import predict_gold_inputs  # noqa: E402
 from senna.tasks import get_task  # noqa: E402
 from senna.train.data import make_examples  # noqa: E402
@@ -109,6 +110,14 @@ def test_ship_sends_only_the_named_tasks_to_models(tmp_path):
     assert not (Path(cfg.out) / "pos" / "history.json").exists()
     with pytest.raises(ValueError, match="not trained here"):
         config(tmp_path, tasks=("pos", "ner"), ship=["chunk"])
+
+
+def test_the_shipped_models_directory_needs_an_explicit_ship(tmp_path):
+    """A copy of a shipping recipe without its `ship` would overwrite every shipped model."""
+    with pytest.raises(ValueError, match="shipped models' directory"):
+        config(tmp_path, tasks=("pos", "ner"), models=str(default_model_dir()))
+    assert config(tmp_path, tasks=("pos", "ner"), models=str(default_model_dir()),
+                  ship="ner").ship == ["ner"]
 
 
 @pytest.mark.slow

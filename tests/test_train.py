@@ -248,6 +248,24 @@ def test_column_dropout_turns_only_column_tags_into_rare():
     assert 0.2 < (half[0, :, 2] == 1).mean() < 0.3 and (half[0, :, :2] == 4).all()
 
 
+def test_word_dropout_turns_only_words_into_rare():
+    from senna import features as F
+    from senna.features import Featurizer
+    from senna.train.loop import drop_features
+
+    fz = Featurizer.fit([F.word(), F.caps(), F.column("pt0")], [], words=None)
+    ids = np.array([[[5, 3, 4], [1, 2, 1], [7, 3, 6], [0, 0, 0]]])   # RARE; padding
+    drop_features(ids, fz, TrainConfig(task="srl", train="x", word_dropout=1.0),
+                  np.random.default_rng(0))
+    assert ids[0].tolist() == [[1, 3, 4], [1, 2, 1], [1, 3, 6], [0, 0, 0]]
+    half = np.full((1, 4000, 3), 4)
+    drop_features(half, fz, TrainConfig(task="srl", train="x", word_dropout=0.1),
+                  np.random.default_rng(0))
+    assert 0.07 < (half[0, :, 0] == 1).mean() < 0.13 and (half[0, :, 1:] == 4).all()
+    with pytest.raises(ValueError, match="word-dropout"):
+        TrainConfig(task="srl", train="x", word_dropout=1.5)
+
+
 @pytest.mark.slow
 def test_adam_state_is_checkpointed_so_a_resumed_run_is_the_same_run(tmp_path):
     kw = dict(optimizer="adam", lr=1e-3)

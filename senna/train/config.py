@@ -78,6 +78,9 @@ class TrainConfig:
     column_dropout: float = setting("probability (0-1) of replacing a tag of an input column "
                                     "(POS, PT0, ...) by RARE in training, so the model leans "
                                     "less on the upstream tagger's output", 0.0)
+    word_dropout: float = setting("probability (0-1) of replacing a word by RARE in training "
+                                  "(its characters, caps and suffix stay), so the network "
+                                  "learns to tag the words its dictionary lacks", 0.0)
     document_dropout: float = setting("probability (0-1) of hiding a word's document votes "
                                       "(the '+document' feature) in training: gold names "
                                       "elsewhere in a story are surer than a first pass's",
@@ -173,7 +176,7 @@ def problems(cfg: TrainConfig) -> list[str]:
                    "approach, whose predicate window looks words up a second time)")
     if cfg.lr_decay < 0:
         out.append(f"--lr-decay must be 0 or more, got {cfg.lr_decay}")
-    for name in ("gazetteer_dropout", "column_dropout", "document_dropout"):
+    for name in ("gazetteer_dropout", "column_dropout", "word_dropout", "document_dropout"):
         if not 0 <= getattr(cfg, name) <= 1:
             out.append(f"{option(name)} must be between 0 and 1, got {getattr(cfg, name)}")
     if cfg.format and cfg.format not in FORMATS:

@@ -48,6 +48,7 @@ from senna.nn.networks import (
     share_first_layer,
     share_table,
 )
+from senna.runtime.pipeline import default_model_dir
 from senna.tasks import TaskSpec, get_task
 from senna.train.auxiliary import LanguageModelTask, RankingTask, SynonymTask
 from senna.train.averaging import AVERAGE_DIR, WeightAverage, averaged, score_epoch
@@ -136,6 +137,13 @@ class JointConfig:
             if set(self.ship) - set(self.tasks):
                 raise ValueError(f"ship names tasks not trained here: "
                                  f"{sorted(set(self.ship) - set(self.tasks))}")
+        elif self.models and Path(self.models).resolve() == default_model_dir():
+            # An experiment copied from a shipping recipe, its `ship` dropped, would
+            # otherwise overwrite every shipped model it trains.
+            raise ValueError(f"models is the shipped models' directory ({self.models}): name "
+                             f"the tasks to ship there with ship (e.g. \"ship\": "
+                             f"{json.dumps(list(self.tasks)[:1])}), or drop models to keep "
+                             f"the run's models in out")
 
     @classmethod
     def from_dict(cls, d: dict, base: Path | None = None) -> JointConfig:

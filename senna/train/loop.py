@@ -114,17 +114,20 @@ def optimizer(named: Iterable[tuple[str, torch.nn.Parameter]], lr: float,
 def drop_features(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
                rng: np.random.Generator) -> None:
     """Gazetteer flags "yes" -> "no" (`gazetteer_dropout`), input-column tags -> RARE
-    (`column_dropout`) and document votes -> none (`document_dropout`) at random, in place.
+    (`column_dropout`), words -> RARE (`word_dropout`) and document votes -> none
+    (`document_dropout`) at random, in place.
 
     The CoNLL-2003 list was compiled from its training data, so on training sentences the
     flags nearly give the answer and the network learns to trust them more than they deserve
     on new text; dropping them at random keeps the word and caps features in use.  Gold
     input columns (POS, PT0) are likewise more reliable in training than the upstream
-    taggers' output the model meets at run time.  No random numbers are drawn for a
+    taggers' output the model meets at run time, and nearly every training word is in the
+    dictionary while new text brings words it lacks.  No random numbers are drawn for a
     probability of 0, so runs without them stay the runs they were.
     """
     for kind_type, p in ((GazetteerFeature, cfg.gazetteer_dropout),
                          (ColumnFeature, cfg.column_dropout),
+                         (WordFeature, cfg.word_dropout),
                          (DocumentFeature, cfg.document_dropout)):
         if p <= 0:
             continue

@@ -34,7 +34,8 @@ OPTIMIZER_FILE = "optimizer.pt"
 STATE_FILE = "state.json"
 # Settings of the schedule: a resumed run may change them (and is told so).
 SCHEDULE = ("epochs", "lr", "batch_size", "patience", "max_minutes", "threads",
-            "gazetteer_dropout", "column_dropout", "document_dropout", "seed")
+            "gazetteer_dropout", "column_dropout", "word_dropout", "document_dropout",
+            "seed")
 # Files whose content a resumed run checks (embeddings are not: the checkpoint replaces
 # the word table they initialise, and a dictionary they change is caught by
 # `model_differences`; hashing a multi-gigabyte vector file would slow every start).
