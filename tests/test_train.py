@@ -229,41 +229,29 @@ def test_gazetteer_dropout_only_touches_gazetteer_flags():
     assert ids[0, :, 1].tolist() == [2, 2, 2] and ids[0, :, 0].tolist() == [5, 3, 7]
 
 
-def test_column_dropout_turns_only_column_tags_into_rare():
-    from senna import features as F
-    from senna.features import Featurizer
-    from senna.train.loop import drop_features
-
-    fz = Featurizer.fit([F.word(), F.caps(), F.column("pt0")], [], words=None)
-    ids = np.array([[[5, 3, 4], [3, 2, 1], [7, 3, 6], [0, 0, 0]]])   # last row: padding
-    drop_features(ids, fz, TrainConfig(task="srl", train="x", column_dropout=0.0),
-               np.random.default_rng(0))
-    assert ids[0, :, 2].tolist() == [4, 1, 6, 0]
-    drop_features(ids, fz, TrainConfig(task="srl", train="x", column_dropout=1.0),
-               np.random.default_rng(0))
-    assert ids[0].tolist() == [[5, 3, 1], [3, 2, 1], [7, 3, 1], [0, 0, 0]]
-    half = np.full((1, 4000, 3), 4)
-    drop_features(half, fz, TrainConfig(task="srl", train="x", column_dropout=0.25),
-               np.random.default_rng(0))
-    assert 0.2 < (half[0, :, 2] == 1).mean() < 0.3 and (half[0, :, :2] == 4).all()
-
-
-def test_word_dropout_turns_only_words_into_rare():
+@pytest.mark.parametrize("option, column", [("column_dropout", 2), ("word_dropout", 0)])
+def test_column_and_word_dropout_turn_only_their_ids_into_rare(option, column):
     from senna import features as F
     from senna.features import Featurizer
     from senna.train.loop import drop_features
 
     fz = Featurizer.fit([F.word(), F.caps(), F.column("pt0")], [], words=None)
     ids = np.array([[[5, 3, 4], [1, 2, 1], [7, 3, 6], [0, 0, 0]]])   # RARE; padding
-    drop_features(ids, fz, TrainConfig(task="srl", train="x", word_dropout=1.0),
+    before = ids.copy()
+    drop_features(ids, fz, TrainConfig(task="srl", train="x", **{option: 0.0}),
                   np.random.default_rng(0))
-    assert ids[0].tolist() == [[1, 3, 4], [1, 2, 1], [1, 3, 6], [0, 0, 0]]
+    assert (ids == before).all()
+    drop_features(ids, fz, TrainConfig(task="srl", train="x", **{option: 1.0}),
+                  np.random.default_rng(0))
+    before[0, :3, column] = 1
+    assert (ids == before).all()   # padding stays padding, the other features stay
     half = np.full((1, 4000, 3), 4)
-    drop_features(half, fz, TrainConfig(task="srl", train="x", word_dropout=0.1),
+    drop_features(half, fz, TrainConfig(task="srl", train="x", **{option: 0.25}),
                   np.random.default_rng(0))
-    assert 0.07 < (half[0, :, 0] == 1).mean() < 0.13 and (half[0, :, 1:] == 4).all()
-    with pytest.raises(ValueError, match="word-dropout"):
-        TrainConfig(task="srl", train="x", word_dropout=1.5)
+    others = [j for j in range(3) if j != column]
+    assert 0.2 < (half[0, :, column] == 1).mean() < 0.3 and (half[0, :, others] == 4).all()
+    with pytest.raises(ValueError, match=option.replace("_", "-")):
+        TrainConfig(task="srl", train="x", **{option: 1.5})
 
 
 @pytest.mark.slow
