@@ -28,6 +28,10 @@ CASES = {
                            approach="window", features="window"),
     "ner-window-chars": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
                              features="basic+chars"),
+    # a second hidden layer over 3 neighbours' first-layer outputs (zeros past the sentence:
+    # the batch pads sentences, the runtime lays them end to end)
+    "ner-window-stack": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                             features="basic+chars", stack=3),
     "srl-sentence-chars": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll",
                                features="basic+chars"),
     # the predicate's window reaches past the sentence's edges (PADDING) for some predicates

@@ -27,6 +27,9 @@ class NetConfig:
     # Sentence approach: the features of this many words centred on the predicate (odd; 0:
     # none) feed the layer after the max over time directly, for every word to tag.
     predicate_window: int = 0
+    # Window approach: a second hidden layer over the first one's outputs at this many
+    # neighbouring words (odd; 0: none); outputs beyond the sentence read as zeros.
+    stack: int = 0
     # Per feature, [character width, window] for a character convolution (vocab_sizes then
     # counts characters, dims filters) or [] for a lookup table; [] when none has one.
     chars: list[list[int]] = field(default_factory=list)
@@ -41,6 +44,10 @@ class NetConfig:
         pw = self.predicate_window
         if pw < 0 or (pw > 0 and pw % 2 == 0):
             raise ValueError(f"predicate_window must be 0 or odd, got {self.predicate_window}")
+        if self.stack < 0 or (self.stack > 0 and self.stack % 2 == 0):
+            raise ValueError(f"stack must be 0 or odd, got {self.stack}")
+        if self.stack and self.approach != "window":
+            raise ValueError("stack needs the window approach")
         if len(self.vocab_sizes) != len(self.dims):
             raise ValueError("one embedding width per feature vocabulary is needed")
         if self.chars and (len(self.chars) != len(self.dims)

@@ -60,6 +60,12 @@ def share_table(own: nn.Module, first: nn.Module) -> nn.Module:
     return first
 
 
+def windowed(x: torch.Tensor, window: int) -> torch.Tensor:
+    """[B, T + window - 1, D] -> [B, T, window * D]: row t is x[t], ..., x[t + window - 1]."""
+    b, tp, d = x.shape
+    return x.unfold(1, window, 1).transpose(2, 3).reshape(b, tp - window + 1, window * d)
+
+
 def padded_ids(ids: torch.Tensor, half: int) -> torch.Tensor:
     """[B, T, F] -> [B, T + 2*half, F] with PADDING (id 0) on both sides."""
     return F.pad(ids, (0, 0, half, half), value=0)
@@ -199,18 +205,25 @@ class WindowNet(Tagger):
     def __init__(self, cfg: NetConfig, sparse: bool = True):
         super().__init__(cfg, sparse)
         self.l1 = nn.Linear(cfg.window * cfg.input_dim, cfg.hidden)
+        if cfg.stack:
+            self.l1s = nn.Linear(cfg.stack * cfg.hidden, cfg.hidden)
         self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
         fan_in_init(self)
 
     def hidden(self, ids: torch.Tensor) -> torch.Tensor:
-        """ids [B, T, F] -> the hidden layer [B, T, H] (what an ensemble's joining layer
-        reads, section 6.1)."""
+        """ids [B, T, F] -> the (last) hidden layer [B, T, H] (what an ensemble's joining
+        layer reads, section 6.1)."""
         half = self.cfg.window // 2
         x = self.drop_input(self.emb(padded_ids(ids, half)))  # [B, T+2h, D]
-        b, tp, d = x.shape
-        x = x.unfold(1, self.cfg.window, 1)                 # [B, T, D, win]
-        x = x.transpose(2, 3).reshape(b, tp - 2 * half, self.cfg.window * d)
-        return self.drop_hidden(F.hardtanh(self.l1(x)))
+        h = self.drop_hidden(F.hardtanh(self.l1(windowed(x, self.cfg.window))))
+        if not self.cfg.stack:
+            return h
+        # Why a second layer over neighbours' outputs, not a wider window: each neighbour
+        # comes already composed with its own context, so the layer sees stack - 1 more
+        # words through a nonlinearity, at a first layer's cost per word.
+        h = h * (ids != 0).any(-1, keepdim=True)              # past the sentence: zeros
+        h = F.pad(h, (0, 0, self.cfg.stack // 2, self.cfg.stack // 2))
+        return self.drop_hidden(F.hardtanh(self.l1s(windowed(h, self.cfg.stack))))
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor,
                 predicates: torch.Tensor | None = None) -> torch.Tensor:

@@ -136,10 +136,34 @@ def window_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
     `window_layer`, HardTanh and the output layer, block by block."""
     out = np.empty((len(ids), len(w["l2.bias"])), dtype=np.float32)
     l2 = w["l2.weight"].T
-    for lo, h in window_layer(ids, lengths, w, cfg, w["l1.weight"], w["l1.bias"]):
+    layer = window_layer(ids, lengths, w, cfg, w["l1.weight"], w["l1.bias"])
+    if cfg.stack:
+        layer = stacked_layer(layer, len(ids), lengths, w, cfg)
+    for lo, h in layer:
         np.matmul(hardtanh(h), l2, out=out[lo : lo + len(h)])
     out += w["l2.bias"]
     return out
+
+
+def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequence[int],
+                  w: Weights, cfg: NetConfig) -> Iterator[tuple[int, np.ndarray]]:
+    """The second hidden layer (`cfg.stack`): the first layer's pre-activation blocks ->
+    blocks of the second's pre-activations, which read the first layer's outputs (zeros
+    beyond each sentence) at `cfg.stack` neighbouring words, the layout of `windows`."""
+    hidden = np.empty((n, cfg.hidden), dtype=np.float32)
+    for lo, h in first:
+        hidden[lo : lo + len(h)] = hardtanh(h)
+    half = cfg.stack // 2
+    flat, pos = _flat(hidden, lengths, half)
+    parts = [np.ascontiguousarray(part.T) for part in
+             w["l1s.weight"].reshape(cfg.hidden, cfg.stack, cfg.hidden).transpose(1, 0, 2)]
+    for lo in range(0, n, 4 * BLOCK):
+        at = pos[lo : lo + 4 * BLOCK]
+        h = flat[at - half] @ parts[0]
+        for k in range(1, cfg.stack):
+            h += flat[at + k - half] @ parts[k]
+        h += w["l1s.bias"]
+        yield lo, h
 
 
 def distance_table(w: Weights, name: str, weight: np.ndarray, cfg: NetConfig) -> np.ndarray:

@@ -69,6 +69,9 @@ class TrainConfig:
     predicate_window: int = setting("sentence approach: the features of this many words "
                                     "centred on the predicate (odd) also feed the layer after "
                                     "the max over time (0: none, the paper's network)", 0)
+    stack: int = setting("window approach: a second hidden layer (as wide as the first) over "
+                         "the first one's outputs at this many neighbouring words (odd; 0: "
+                         "none), which widens each word's context by stack - 1 words", 0)
     word_dim: int = setting("word vector size (that of --embeddings)", 50)
     max_words: int = setting("dictionary size at most (PADDING and RARE included)", 100_000)
     min_count: int = setting("training words seen fewer times map to RARE, so RARE gets "
@@ -155,6 +158,10 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--predicate-window must be 0 or odd, got {cfg.predicate_window}")
     if cfg.predicate_window and not sentence:
         out.append("--predicate-window needs the sentence approach")
+    if cfg.stack < 0 or (cfg.stack > 0 and cfg.stack % 2 == 0):
+        out.append(f"--stack must be 0 or odd, got {cfg.stack}")
+    if cfg.stack and sentence:
+        out.append("--stack needs the window approach")
     if cfg.max_words < 3:
         out.append(f"--max-words must be at least 3 (PADDING, RARE and a word), got "
                    f"{cfg.max_words}")
