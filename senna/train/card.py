@@ -34,6 +34,14 @@ def predicate_text(window: int) -> str:
     return f"; the predicate's {words} the layer after the max over time"
 
 
+def stack_text(net: dict) -> str:
+    """The network line's note on `--stack` (nothing for the paper's one hidden layer)."""
+    if not net.get("stack"):
+        return ""
+    return (f"; {net['hidden']} hidden units, then a second layer of {net['hidden']} over the "
+            f"first layer's outputs at {net['stack']} neighbouring words")
+
+
 def teachers_text(cfg: dict) -> list[str]:
     """The card's line on distillation (`--teachers`), with the command that made the
     teachers when their ensemble.json records it."""
@@ -67,7 +75,7 @@ def card_text(config: dict) -> str:
         f"# senna model: {config['task']}",
         "",
         f"- Network: {config['net']['approach']} approach, {config['net']['criterion'].upper()}"
-        + predicate_text(config["net"].get("predicate_window", 0)),
+        + predicate_text(config["net"].get("predicate_window", 0)) + stack_text(config["net"]),
         *([f"- Trained jointly with {', '.join(partners(joint, task.name))} (multi-task "
            "learning: shared word and caps tables"
            + (", shared first layer for the window tasks" if joint["share_l1"]
