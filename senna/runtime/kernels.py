@@ -149,19 +149,25 @@ def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequ
                   w: Weights, cfg: NetConfig) -> Iterator[tuple[int, np.ndarray]]:
     """The second hidden layer (`cfg.stack`): the first layer's pre-activation blocks ->
     blocks of the second's pre-activations, which read the first layer's outputs (zeros
-    beyond each sentence) at `cfg.stack` neighbouring words, the layout of `windows`."""
-    hidden = np.empty((n, cfg.hidden), dtype=np.float32)
+    beyond each sentence) at `cfg.stack` neighbouring words, the layout of `windows`.
+    Neighbours are gathered by index (a word past its sentence reads the zero row n), so
+    the first layer's outputs are held once, with no padded copy."""
+    hidden = np.empty((n + 1, cfg.hidden), dtype=np.float32)
+    hidden[n] = 0.0
     for lo, h in first:
         hidden[lo : lo + len(h)] = hardtanh(h)
+    lengths = np.asarray(lengths, dtype=np.intp)
+    size = np.repeat(lengths, lengths)                          # each word's sentence length
+    place = np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths)   # its position
     half = cfg.stack // 2
-    flat, pos = _flat(hidden, lengths, half)
     parts = [np.ascontiguousarray(part.T) for part in
              w["l1s.weight"].reshape(cfg.hidden, cfg.stack, cfg.hidden).transpose(1, 0, 2)]
     for lo in range(0, n, 4 * BLOCK):
-        at = pos[lo : lo + 4 * BLOCK]
-        h = flat[at - half] @ parts[0]
-        for k in range(1, cfg.stack):
-            h += flat[at + k - half] @ parts[k]
+        at = np.arange(lo, min(lo + 4 * BLOCK, n))
+        h = np.zeros((len(at), cfg.hidden), dtype=np.float32)
+        for k, part in enumerate(parts):
+            shift = place[at] + k - half
+            h += hidden[np.where((shift >= 0) & (shift < size[at]), at + k - half, n)] @ part
         h += w["l1s.bias"]
         yield lo, h
 
