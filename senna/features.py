@@ -193,7 +193,17 @@ class Feature:
         """Forget state behind ids given so far (`Featurizer.forget`)."""
 
 
-class WordFeature(Feature):
+class DroppedToRare:
+    """Training-time dropout of a feature's ids to RARE (`--word-dropout`, `--column-dropout`):
+    RARE then stands for values of every kind, as it does for what run-time text brings
+    unseen (new words; an upstream tagger's errors)."""
+
+    def drop(self, ids: np.ndarray, p: float, rng: np.random.Generator) -> None:
+        """Ids -> RARE with probability p, in place; PADDING stays."""
+        ids[(ids > Vocab.unk_id) & (rng.random(ids.shape) < p)] = Vocab.unk_id
+
+
+class WordFeature(DroppedToRare, Feature):
     """The normalised word (lower case, digit runs -> NUMBER); unseen -> RARE."""
 
     per_word = True
@@ -206,11 +216,6 @@ class WordFeature(Feature):
 
     def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
         return self.vocab.ids(norms)
-
-    def drop(self, ids: np.ndarray, p: float, rng: np.random.Generator) -> None:
-        """Words -> RARE with probability p, in place (training only): RARE then stands
-        for words of every kind, as it does for the new words of run-time text."""
-        ids[(ids > Vocab.unk_id) & (rng.random(ids.shape) < p)] = Vocab.unk_id
 
 
 class CapsFeature(Feature):
@@ -355,8 +360,10 @@ class GazetteerFeature(Feature):
         ids[(ids == self.yes) & (rng.random(ids.shape) < p)] = self.no
 
 
-class ColumnFeature(Feature):
-    """Another column of the sentence, e.g. the POS tags for CHUNK (a cascade)."""
+class ColumnFeature(DroppedToRare, Feature):
+    """Another column of the sentence, e.g. the POS tags for CHUNK (a cascade).  Dropping a
+    tag to RARE ("tag unknown") teaches the network what the column means without taking
+    every tag on trust, as it must where the upstream tagger errs."""
 
     @classmethod
     def fit_vocab(cls, spec, sentences, words, max_words):
@@ -373,12 +380,6 @@ class ColumnFeature(Feature):
                                                                           strict=True))
         return np.fromiter(map(self.vocab.index.get, values, repeat(Vocab.unk_id)), np.int64,
                            batch.n)
-
-    def drop(self, ids: np.ndarray, p: float, rng: np.random.Generator) -> None:
-        """Tags -> RARE ("tag unknown") with probability p, in place (training only):
-        the network then learns what the column means without taking every tag on trust,
-        as it must where the upstream tagger errs."""
-        ids[(ids > Vocab.unk_id) & (rng.random(ids.shape) < p)] = Vocab.unk_id
 
 
 class PredDistanceFeature(Feature):
