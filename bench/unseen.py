@@ -23,26 +23,24 @@ import numpy as np
 from senna.datasets import model_config, rebase, recorded_dev_set
 from senna.features import WordFeature
 from senna.io.checkpoint import base_table, load_model, save_model
-from senna.io.conll import read_dataset
+from senna.io.conll import read_dataset, split_train_dev
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import gold_tags, score_predictions
 from senna.tags import convert
-from senna.tasks import get_task
 from senna.text.normalize import normalize_word
 
 ROOT = Path(__file__).resolve().parents[1]
 BUCKETS = ((0, 0, "unseen"), (1, 2, "1-2"), (3, 10, "3-10"), (11, None, "> 10"))
 
 
-def training_counts(model_dir: Path, data: Path, dev: list, train: str | None) -> Counter:
+def training_counts(model_dir: Path, task, data: Path, train: str | None) -> Counter:
     """Normalised word -> times seen in the model's training sentences (its recorded training
-    file, or `train`; without a dev file, the last sentences held out as dev are left out)."""
+    file, or `train`; without a dev file, less the share held out as dev, as training did)."""
     settings = model_config(model_dir)["training"]["config"]
-    task = get_task(settings["task"])
     sentences = read_dataset(train or rebase(settings["train"], data), task.fmt)
     if not settings.get("dev"):
-        sentences = sentences[: len(sentences) - len(dev)]
+        sentences = split_train_dev(sentences, settings.get("dev_fraction", 0.1))[0]
     return Counter(normalize_word(w) for s in sentences for w in s.words)
 
 
@@ -102,8 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in a.tasks.split(","):
         model_dir = ROOT / "senna" / "models" / name
         task, dev = recorded_dev_set(model_dir, data)
-        train = a.ner_train or str(data / "conll2003" / "eng.train") if name == "ner" else None
-        counts = training_counts(model_dir, data, dev, train)
+        train = (a.ner_train or str(data / "conll2003" / "eng.train")) if name == "ner" else None
+        counts = training_counts(model_dir, task, data, train)
         predicted = predict_gold_inputs(TaskModel.load(model_dir), task, dev)
         rows += [(name, *r) for r in by_frequency(task, dev, predicted, counts)]
         mapped, score = mapped_score(model_dir, task, dev)
