@@ -11,9 +11,17 @@
 # the recipe's run (its seed is 3), the same with weight averaging, and seed 2 with learning
 # rate 0.1; POS's and CHUNK's are seeds 1 (the recipe's run), 2 and 3.  The student's
 # settings are recipes/<task>-silver.json, for the tasks shipped from silver data.
+# With --silver-only as a second argument the script stops once the silver file is written,
+# so experiments can train their own students without overwriting the shipped model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-task=${1:?usage: bash recipes/silver.sh ner|pos|chunk}
+usage="usage: bash recipes/silver.sh ner|pos|chunk [--silver-only]"
+task=${1:?$usage}
+case "${2:-}" in
+  "") silver_only=0 ;;
+  --silver-only) silver_only=1 ;;
+  *) echo "recipes/silver.sh: unknown option '$2'; $usage" >&2; exit 2 ;;
+esac
 D=../shared/data
 case "$task" in
   ner) teachers=("seed3" "seed3-average --average 0.9997" "seed2-lr --seed 2 --lr 0.1")
@@ -36,7 +44,9 @@ for teacher in "${teachers[@]}"; do
 done
 python -m senna.train.silver --teachers "$(IFS=,; echo "${dirs[*]}")" --text "$text" \
   ${gold:+--gold "$gold"} --sentences 8000 --out "$out"
-if [ -f "recipes/$task-silver.json" ]; then   # the shipped model's settings
+if [ "$silver_only" = 1 ]; then
+  echo "$out written (--silver-only: no student trained)"
+elif [ -f "recipes/$task-silver.json" ]; then   # the shipped model's settings
   senna train --config "recipes/$task-silver.json"
 else   # measured (bench/levers.py --levers silver), not shipped
   echo "$out written; no shipped $task model is trained on it (no recipes/$task-silver.json)"

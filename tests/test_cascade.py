@@ -95,6 +95,42 @@ def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monke
     assert len(seen) == 2 and gold  # no new fold model trained
 
 
+@pytest.mark.slow
+def test_folds_trained_in_parallel_are_the_folds_trained_one_by_one(tmp_path, capsys):
+    """`--jobs 2` trains the missing folds in two processes: the same models (names and
+    weights) as one after another, so the columns predicted from them are the same."""
+    pytest.importorskip("torch")
+    import numpy as np
+
+    import senna.train.loop as loop
+    from senna.datasets import load_splits
+    from senna.tasks import get_task
+    from senna.train.cascade import predict_columns
+
+    pos_file = tmp_path / "pos.txt"
+    pos_file.write_text("".join(
+        "\t".join(line.split("\t")[:2]) + "\n" if line.strip() else "\n"
+        for line in (FIX / "pt0_small.pt0").read_text(encoding="utf-8").splitlines()),
+        encoding="utf-8")
+    tiny = dict(epochs=1, hidden=10, word_dim=8, batch_size=4, threads=1)
+    loop.train(TrainConfig(task="pos", train=str(pos_file), out=str(tmp_path / "pos"), **tiny))
+    columns = {}
+    for jobs in (1, 2):
+        cfg = TrainConfig(task="pt0", train=str(FIX / "pt0_small.pt0"), out=str(tmp_path / "o"),
+                          predicted_columns=f"pos={tmp_path / 'pos'}", jackknife=3, jobs=jobs,
+                          jackknife_dir=str(tmp_path / f"folds{jobs}"), **tiny)
+        tr, dev = load_splits(cfg, get_task("pt0"))
+        predict_columns(cfg, tr, dev)
+        columns[jobs] = [s.columns["pos"] for s in tr]
+    assert "3 fold models, 2 at a time" in capsys.readouterr().out
+    one, two = (sorted((tmp_path / f"folds{j}").iterdir()) for j in (1, 2))
+    assert [d.name for d in one] == [d.name for d in two] and len(one) == 3
+    for a, b in zip(one, two, strict=True):
+        wa, wb = np.load(a / "weights.npz"), np.load(b / "weights.npz")
+        assert all(np.array_equal(wa[k], wb[k]) for k in wa.files)
+    assert columns[1] == columns[2]
+
+
 def test_fold_models_are_keyed_by_the_contents_of_the_embeddings(tmp_path):
     from senna.train.cascade import content
 

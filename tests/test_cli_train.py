@@ -203,3 +203,14 @@ def test_seeds_with_a_joint_config_train_one_run_per_seed(monkeypatch, capsys):
     err = bad_settings(capsys, ["train", "--config", "recipes/srl-teachers.json", "--seeds",
                                 "1,2", "--joined-epochs", "2"])
     assert "--joined-epochs trains the joined layer of one task's ensemble" in err
+
+
+@pytest.mark.parametrize("args", [["bogus"], ["ner", "--bogus"], []])
+def test_silver_recipe_refuses_an_unknown_task_or_option_before_training(args):
+    """`recipes/silver.sh` checks its arguments first: a misspelt --silver-only must not
+    fall through to training the shipped model."""
+    res = subprocess.run(["bash", str(ROOT / "recipes/silver.sh"), *args], capture_output=True,
+                         text=True, timeout=60)
+    assert res.returncode != 0
+    assert "usage: bash recipes/silver.sh" in res.stderr or "no silver recipe" in res.stderr
+    assert "Traceback" not in res.stderr

@@ -32,6 +32,9 @@ CASES = {
     # the batch pads sentences, the runtime lays them end to end)
     "ner-window-stack": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
                              features="basic+chars", stack=3),
+    # the same with a second layer narrower than the first (20 units, then 7)
+    "ner-window-stack-narrow": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                                    features="basic+chars", stack=3, stack_hidden=7),
     "srl-sentence-chars": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll",
                                features="basic+chars"),
     # the predicate's window reaches past the sentence's edges (PADDING) for some predicates
@@ -322,6 +325,13 @@ def test_bad_dropout_and_decay_are_refused(tmp_path):
     for kw in (dict(dropout_input=1.0), dict(dropout_hidden=-0.1), dict(lr_decay=-1.0),
                dict(average=1.0), dict(average=-0.5)):
         with pytest.raises(ValueError, match="dropout|decay|average"):
+            small_config(tmp_path, "ner-window-sll", **kw)
+
+
+def test_bad_stack_settings_are_refused(tmp_path):
+    for kw in (dict(stack=2), dict(stack=-1), dict(stack_hidden=10),
+               dict(stack=3, stack_hidden=-1)):
+        with pytest.raises(ValueError, match="--stack"):
             small_config(tmp_path, "ner-window-sll", **kw)
 
 

@@ -282,8 +282,8 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
     if net.approach == "window":
         shapes["l1.weight"] = (net.hidden, net.window * net.input_dim)
         if net.stack:
-            shapes |= {"l1s.weight": (net.hidden, net.stack * net.hidden),
-                       "l1s.bias": (net.hidden,)}
+            shapes |= {"l1s.weight": (net.top_hidden, net.stack * net.hidden),
+                       "l1s.bias": (net.top_hidden,)}
     else:
         n_dist = 2 * net.max_dist + 1
         shapes |= {"conv.weight": (net.conv, net.input_dim + 2 * net.dist_dim, net.window),
@@ -291,7 +291,8 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
                    "dist_pred.weight": (n_dist, net.dist_dim), "l1.weight": (net.hidden, net.conv)}
         if net.predicate_window:
             shapes["pred.weight"] = (net.hidden, net.predicate_window * net.input_dim)
-    shapes |= {"l1.bias": (net.hidden,), "l2.weight": (n_tags, net.hidden), "l2.bias": (n_tags,)}
+    shapes |= {"l1.bias": (net.hidden,), "l2.weight": (n_tags, net.top_hidden),
+               "l2.bias": (n_tags,)}
     if net.criterion == "sll":
         shapes |= {"transitions": (n_tags, n_tags), "start": (n_tags,)}
     return shapes

@@ -30,6 +30,9 @@ class NetConfig:
     # Window approach: a second hidden layer over the first one's outputs at this many
     # neighbouring words (odd; 0: none); outputs beyond the sentence read as zeros.
     stack: int = 0
+    # Width of that second layer (0: as wide as the first), so a wide first layer can take a
+    # narrow stack at a fraction of the cost.
+    stack_hidden: int = 0
     # Per feature, [character width, window] for a character convolution (vocab_sizes then
     # counts characters, dims filters) or [] for a lookup table; [] when none has one.
     chars: list[list[int]] = field(default_factory=list)
@@ -48,6 +51,9 @@ class NetConfig:
             raise ValueError(f"stack must be 0 or odd, got {self.stack}")
         if self.stack and self.approach != "window":
             raise ValueError("stack needs the window approach")
+        if self.stack_hidden < 0 or (self.stack_hidden and not self.stack):
+            raise ValueError(f"stack_hidden must be 0, or positive with a stack, got "
+                             f"{self.stack_hidden}")
         if len(self.vocab_sizes) != len(self.dims):
             raise ValueError("one embedding width per feature vocabulary is needed")
         if self.chars and (len(self.chars) != len(self.dims)
@@ -57,6 +63,11 @@ class NetConfig:
     @property
     def input_dim(self) -> int:
         return sum(self.dims)
+
+    @property
+    def top_hidden(self) -> int:
+        """Width of the last hidden layer, the one the output layer reads."""
+        return (self.stack_hidden or self.hidden) if self.stack else self.hidden
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -206,8 +206,8 @@ class WindowNet(Tagger):
         super().__init__(cfg, sparse)
         self.l1 = nn.Linear(cfg.window * cfg.input_dim, cfg.hidden)
         if cfg.stack:
-            self.l1s = nn.Linear(cfg.stack * cfg.hidden, cfg.hidden)
-        self.l2 = nn.Linear(cfg.hidden, cfg.n_tags)
+            self.l1s = nn.Linear(cfg.stack * cfg.hidden, cfg.top_hidden)
+        self.l2 = nn.Linear(cfg.top_hidden, cfg.n_tags)
         fan_in_init(self)
 
     def hidden(self, ids: torch.Tensor) -> torch.Tensor:

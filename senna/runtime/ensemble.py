@@ -124,8 +124,8 @@ class EnsembleModel(TaskModel):
         else:
             self.decoder = mean_decoder(self.members)
         # Each member's hidden layer: its network with the output layer replaced by identity.
-        self._hidden = [{**m.w, "l2.weight": np.eye(m.cfg.hidden, dtype=np.float32),
-                         "l2.bias": np.zeros(m.cfg.hidden, dtype=np.float32)}
+        self._hidden = [{**m.w, "l2.weight": np.eye(m.cfg.top_hidden, dtype=np.float32),
+                         "l2.bias": np.zeros(m.cfg.top_hidden, dtype=np.float32)}
                         for m in self.members] if combine == "joined" else []
 
     @classmethod

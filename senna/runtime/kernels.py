@@ -150,25 +150,30 @@ def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequ
     """The second hidden layer (`cfg.stack`): the first layer's pre-activation blocks ->
     blocks of the second's pre-activations, which read the first layer's outputs (zeros
     beyond each sentence) at `cfg.stack` neighbouring words, the layout of `windows`.
-    Neighbours are gathered by index (a word past its sentence reads the zero row n), so
-    the first layer's outputs are held once, with no padded copy."""
-    hidden = np.empty((n + 1, cfg.hidden), dtype=np.float32)
-    hidden[n] = 0.0
+    Each block's outputs are multiplied by every neighbour's weight in one product, and the
+    (narrower) products are then gathered by index, a word past its sentence reading a zero
+    row: no padded copy, and gathers of `cfg.top_hidden` columns rather than `cfg.hidden`."""
+    hidden = np.empty((n, cfg.hidden), dtype=np.float32)
     for lo, h in first:
         hidden[lo : lo + len(h)] = hardtanh(h)
     lengths = np.asarray(lengths, dtype=np.intp)
     size = np.repeat(lengths, lengths)                          # each word's sentence length
     place = np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths)   # its position
-    half = cfg.stack // 2
-    parts = [np.ascontiguousarray(part.T) for part in
-             w["l1s.weight"].reshape(cfg.hidden, cfg.stack, cfg.hidden).transpose(1, 0, 2)]
+    half, k_n, top = cfg.stack // 2, cfg.stack, cfg.top_hidden
+    # [H, stack * top]: column block k weighs the neighbour at offset k - half
+    both = np.ascontiguousarray(w["l1s.weight"].reshape(top, k_n, cfg.hidden)
+                                .transpose(2, 1, 0).reshape(cfg.hidden, k_n * top))
     for lo in range(0, n, 4 * BLOCK):
-        at = np.arange(lo, min(lo + 4 * BLOCK, n))
-        h = np.zeros((len(at), cfg.hidden), dtype=np.float32)
-        for k, part in enumerate(parts):
+        hi = min(lo + 4 * BLOCK, n)
+        a, b = max(lo - half, 0), min(hi + half, n)            # the block and its context
+        z = np.empty((b - a + 1, k_n, top), dtype=np.float32)
+        np.matmul(hidden[a:b], both, out=z[:-1].reshape(b - a, k_n * top))
+        z[-1] = 0.0
+        at = np.arange(lo, hi)
+        h = np.tile(w["l1s.bias"], (hi - lo, 1))
+        for k in range(k_n):
             shift = place[at] + k - half
-            h += hidden[np.where((shift >= 0) & (shift < size[at]), at + k - half, n)] @ part
-        h += w["l1s.bias"]
+            h += z[np.where((shift >= 0) & (shift < size[at]), at + k - half - a, b - a), k]
         yield lo, h
 
 

@@ -38,8 +38,9 @@ def stack_text(net: dict) -> str:
     """The network line's note on `--stack` (nothing for the paper's one hidden layer)."""
     if not net.get("stack"):
         return ""
-    return (f"; {net['hidden']} hidden units, then a second layer of {net['hidden']} over the "
-            f"first layer's outputs at {net['stack']} neighbouring words")
+    return (f"; {net['hidden']} hidden units, then a second layer of "
+            f"{net.get('stack_hidden') or net['hidden']} over the first layer's outputs at "
+            f"{net['stack']} neighbouring words")
 
 
 def teachers_text(cfg: dict) -> list[str]:

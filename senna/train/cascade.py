@@ -14,14 +14,17 @@ tagged by a model trained with the upstream model's own recorded settings on its
 data minus the sentences of fold k (Collins 2000; the usual way to train a parser on
 predicted tags).  The K fold models are cached under `jackknife_dir`, named by a hash of
 what they depend on, so PT0, the verb detector and SRL, all trained on EWT, share the POS
-folds.
+folds.  With `jobs` above 1 the missing folds of a column are trained that many at a time,
+each in its own process (they are independent: a fold needs only earlier columns).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from senna.datasets import load_splits
@@ -93,12 +96,7 @@ def fold_model(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
     from senna.train.config import TrainConfig
     from senna.train.loop import train
 
-    config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
-    settings = dict(config["training"]["config"])
-    settings.update(predicted_columns=None, jackknife=0, threads=cfg.threads)
-    key = digest(settings, sorted(exclude), sorted(known.items()),
-                 content(settings.get("embeddings")))
-    out = Path(cfg.jackknife_dir) / f"{name}-{key}"
+    settings, out = fold_settings(model_dir, exclude, known, cfg, name)
     if (out / "history.json").exists():   # finished before
         return out
     fold_cfg = TrainConfig.from_dict({**settings, "out": str(out)})
@@ -110,6 +108,35 @@ def fold_model(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
     print(f"jackknife: training {out.name} on {len(kept)} of {len(train_sents)} sentences")
     train(fold_cfg, splits=(kept, dev_sents))
     return out
+
+
+def fold_settings(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
+                  name: str) -> tuple[dict, Path]:
+    """A fold model's settings (the upstream model's recorded ones) and its directory, named
+    by a hash of all it depends on."""
+    config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
+    settings = dict(config["training"]["config"])
+    settings.update(predicted_columns=None, jackknife=0, threads=cfg.threads)
+    settings.pop("jobs", None)   # how folds are scheduled is not what they are
+    key = digest(settings, sorted(exclude), sorted(known.items()),
+                 content(settings.get("embeddings")))
+    return settings, Path(cfg.jackknife_dir) / f"{name}-{key}"
+
+
+def train_folds(model_dir: str, helds: list[set[Key]], known: dict[Key, dict], cfg,
+                names: list[str]) -> None:
+    """Train the missing folds `cfg.jobs` at a time, each in a fresh process (spawned: a
+    forked PyTorch can hang)."""
+    todo = [(held, name) for held, name in zip(helds, names, strict=True)
+            if not (fold_settings(model_dir, held, known, cfg, name)[1] / "history.json").exists()]
+    if cfg.jobs < 2 or len(todo) < 2:
+        return
+    print(f"jackknife: training {len(todo)} fold models, {cfg.jobs} at a time")
+    with ProcessPoolExecutor(min(cfg.jobs, len(todo)),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        for done in [pool.submit(fold_model, model_dir, held, known, cfg, name)
+                     for held, name in todo]:
+            done.result()
 
 
 def trained_on(model_dir: str, sentences: Sequence, share: float = 0.01) -> bool:
@@ -138,11 +165,14 @@ def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
         if cfg.jackknife < 2 or not trained_on(model_dir, train_sents):
             tag_column(given, train_sents, column)
         else:
-            for k, part in enumerate(folds(len(train_sents), cfg.jackknife)):
-                held = [train_sents[i] for i in part]
-                path = fold_model(model_dir, {tuple(s.words) for s in held}, known, cfg,
-                                  f"{column}-fold{k + 1}of{cfg.jackknife}")
-                tag_column(TaskModel.load(path), held, column)
+            parts = [[train_sents[i] for i in part]
+                     for part in folds(len(train_sents), cfg.jackknife)]
+            helds = [{tuple(s.words) for s in held} for held in parts]
+            names = [f"{column}-fold{k + 1}of{cfg.jackknife}" for k in range(len(parts))]
+            train_folds(model_dir, helds, known, cfg, names)
+            for held, words, name in zip(parts, helds, names, strict=True):
+                tag_column(TaskModel.load(fold_model(model_dir, words, known, cfg, name)),
+                           held, column)
         done.append(column)
         known = {tuple(s.words): {c: s.columns[c] for c in done}
                  for s in (*train_sents, *dev_sents)}

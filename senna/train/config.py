@@ -56,6 +56,8 @@ class TrainConfig:
                              "the given models)", 0)
     jackknife_dir: str = setting("where the fold models of --jackknife are kept (shared "
                                  "between runs)", "runs/jackknife")
+    jobs: int = setting("with --jackknife: fold models trained at once, each in its own "
+                        "process (give each --threads 1 or fewer jobs than cores)", 1)
     epochs: int = setting("epochs, at least 1 (a resumed run counts those already done)", 30)
     lr: float = setting("learning rate > 0 (SGD: divided by each layer's fan-in; Adam: about "
                         "1e-3)", 0.05)
@@ -69,9 +71,12 @@ class TrainConfig:
     predicate_window: int = setting("sentence approach: the features of this many words "
                                     "centred on the predicate (odd) also feed the layer after "
                                     "the max over time (0: none, the paper's network)", 0)
-    stack: int = setting("window approach: a second hidden layer (as wide as the first) over "
+    stack: int = setting("window approach: a second hidden layer (--stack-hidden units) over "
                          "the first one's outputs at this many neighbouring words (odd; 0: "
                          "none), which widens each word's context by stack - 1 words", 0)
+    stack_hidden: int = setting("units of that second layer (0: as many as --hidden); a wide "
+                                "first layer can take a narrow stack at a fraction of the cost",
+                                0)
     word_dim: int = setting("word vector size (that of --embeddings)", 50)
     max_words: int = setting("dictionary size at most (PADDING and RARE included)", 100_000)
     min_count: int = setting("training words seen fewer times map to RARE, so RARE gets "
@@ -162,6 +167,8 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--stack must be 0 or odd, got {cfg.stack}")
     if cfg.stack and sentence:
         out.append("--stack needs the window approach")
+    if cfg.stack_hidden < 0 or (cfg.stack_hidden and not cfg.stack):
+        out.append(f"--stack-hidden must be 0, or positive with --stack, got {cfg.stack_hidden}")
     if cfg.max_words < 3:
         out.append(f"--max-words must be at least 3 (PADDING, RARE and a word), got "
                    f"{cfg.max_words}")
@@ -200,6 +207,8 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append("--fixed-embeddings needs --embeddings to keep")
     if cfg.jackknife < 0 or cfg.jackknife == 1:
         out.append(f"--jackknife must be 0 (off) or at least 2 folds, got {cfg.jackknife}")
+    if cfg.jobs < 1:
+        out.append(f"--jobs must be at least 1, got {cfg.jobs}")
     if cfg.jackknife and not cfg.predicted_columns:
         out.append("--jackknife needs --predicted-columns")
     try:

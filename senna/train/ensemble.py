@@ -42,7 +42,7 @@ class Joiner(torch.nn.Module):
     def __init__(self, members: list[WindowNet], n_tags: int):
         super().__init__()
         self.members = members   # frozen; a plain list, so not parameters of the joiner
-        self.join = torch.nn.Linear(sum(m.cfg.hidden for m in members), n_tags)
+        self.join = torch.nn.Linear(sum(m.cfg.top_hidden for m in members), n_tags)
         self.criterion = SentenceLikelihood(n_tags)
         with torch.no_grad():
             self.join.weight.copy_(torch.cat([m.l2.weight for m in members], 1) / len(members))

@@ -33,7 +33,7 @@ from senna.train.config import TrainConfig
 OPTIMIZER_FILE = "optimizer.pt"
 STATE_FILE = "state.json"
 # Settings of the schedule: a resumed run may change them (and is told so).
-SCHEDULE = ("epochs", "lr", "batch_size", "patience", "max_minutes", "threads",
+SCHEDULE = ("epochs", "lr", "batch_size", "patience", "max_minutes", "threads", "jobs",
             "gazetteer_dropout", "column_dropout", "word_dropout", "document_dropout",
             "seed")
 # Files whose content a resumed run checks (embeddings are not: the checkpoint replaces
