@@ -2,6 +2,8 @@
 folds, and a jackknife run on a tiny fixture (fold k's model never sees fold k)."""
 
 
+from pathlib import Path
+
 import pytest
 from conftest import FIX
 
@@ -46,6 +48,23 @@ def test_a_column_is_predicted_by_its_own_task_only():
         tag_column(TaskModel.load(MODELS / "ner"), [], "colour")
 
 
+TINY = dict(epochs=1, hidden=10, word_dim=8, batch_size=4, threads=1)
+
+
+def tiny_pos_model(tmp_path) -> Path:
+    """A one-epoch POS model in tmp_path/pos, trained on the PT0 fixture's words and POS
+    (written as a POS training file, whose path is returned)."""
+    import senna.train.loop as loop
+
+    pos_file = tmp_path / "pos.txt"
+    pos_file.write_text("".join(
+        "\t".join(line.split("\t")[:2]) + "\n" if line.strip() else "\n"
+        for line in (FIX / "pt0_small.pt0").read_text(encoding="utf-8").splitlines()),
+        encoding="utf-8")
+    loop.train(TrainConfig(task="pos", train=str(pos_file), out=str(tmp_path / "pos"), **TINY))
+    return pos_file
+
+
 @pytest.mark.slow
 def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monkeypatch):
     pytest.importorskip("torch")
@@ -54,13 +73,7 @@ def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monke
     from senna.runtime.predict import predict_gold_inputs
     from senna.tasks import get_task
 
-    pos_file = tmp_path / "pos.txt"  # the PT0 fixture's words and POS, as a POS training file
-    pos_file.write_text("".join(
-        "\t".join(line.split("\t")[:2]) + "\n" if line.strip() else "\n"
-        for line in (FIX / "pt0_small.pt0").read_text(encoding="utf-8").splitlines()),
-        encoding="utf-8")
-    tiny = dict(epochs=1, hidden=10, word_dim=8, batch_size=4, threads=1)
-    loop.train(TrainConfig(task="pos", train=str(pos_file), out=str(tmp_path / "pos"), **tiny))
+    pos_file = tiny_pos_model(tmp_path)
 
     seen: list[list] = []
     real = loop.train
@@ -72,7 +85,7 @@ def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monke
     monkeypatch.setattr(loop, "train", recording)
     cfg = TrainConfig(task="pt0", train=str(FIX / "pt0_small.pt0"), out=str(tmp_path / "pt0"),
                       predicted_columns=f"pos={tmp_path / 'pos'}", jackknife=2,
-                      jackknife_dir=str(tmp_path / "folds"), **tiny)
+                      jackknife_dir=str(tmp_path / "folds"), **TINY)
     real(cfg)
     assert len(seen) == 2 and len(list((tmp_path / "folds").iterdir())) == 2
     from senna.datasets import load_splits
@@ -102,23 +115,16 @@ def test_folds_trained_in_parallel_are_the_folds_trained_one_by_one(tmp_path, ca
     pytest.importorskip("torch")
     import numpy as np
 
-    import senna.train.loop as loop
     from senna.datasets import load_splits
     from senna.tasks import get_task
     from senna.train.cascade import predict_columns
 
-    pos_file = tmp_path / "pos.txt"
-    pos_file.write_text("".join(
-        "\t".join(line.split("\t")[:2]) + "\n" if line.strip() else "\n"
-        for line in (FIX / "pt0_small.pt0").read_text(encoding="utf-8").splitlines()),
-        encoding="utf-8")
-    tiny = dict(epochs=1, hidden=10, word_dim=8, batch_size=4, threads=1)
-    loop.train(TrainConfig(task="pos", train=str(pos_file), out=str(tmp_path / "pos"), **tiny))
+    tiny_pos_model(tmp_path)
     columns = {}
     for jobs in (1, 2):
         cfg = TrainConfig(task="pt0", train=str(FIX / "pt0_small.pt0"), out=str(tmp_path / "o"),
                           predicted_columns=f"pos={tmp_path / 'pos'}", jackknife=3, jobs=jobs,
-                          jackknife_dir=str(tmp_path / f"folds{jobs}"), **tiny)
+                          jackknife_dir=str(tmp_path / f"folds{jobs}"), **TINY)
         tr, dev = load_splits(cfg, get_task("pt0"))
         predict_columns(cfg, tr, dev)
         columns[jobs] = [s.columns["pos"] for s in tr]
