@@ -15,7 +15,7 @@ from senna.runtime.ensemble import load_tagger
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
 
-FLOORS = {"pos": 95.1, "chunk": 95.3, "ner": 93.1, "pt0": 89.4, "vbs": 95.3, "srl": 77.15}
+FLOORS = {"pos": 95.1, "chunk": 95.3, "ner": 93.1, "pt0": 89.8, "vbs": 95.3, "srl": 77.15}
 
 
 def shipped(task: str) -> Path:
@@ -37,7 +37,7 @@ def test_shipped_model_reaches_its_dev_floor(task, data_dir):
 
 # SRL as users get it: its POS and PT0 columns predicted by the shipped POS tagger and the
 # shipped PT0 model reading those tags (the floors above use the gold columns of training).
-CASCADE_FLOORS = {"srl": (("pos", "pt0"), 74.35)}
+CASCADE_FLOORS = {"srl": (("pos", "pt0"), 74.5)}
 
 
 @pytest.mark.regression

@@ -147,15 +147,13 @@ def window_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
 
 def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequence[int],
                   w: Weights, cfg: NetConfig) -> Iterator[tuple[int, np.ndarray]]:
-    """The second hidden layer (`cfg.stack`): the first layer's pre-activation blocks ->
-    blocks of the second's pre-activations, which read the first layer's outputs (zeros
-    beyond each sentence) at `cfg.stack` neighbouring words, the layout of `windows`.
-    Each block's outputs are multiplied by every neighbour's weight in one product, and the
-    (narrower) products are then gathered by index, a word past its sentence reading a zero
-    row: no padded copy, and gathers of `cfg.top_hidden` columns rather than `cfg.hidden`."""
-    hidden = np.empty((n, cfg.hidden), dtype=np.float32)
-    for lo, h in first:
-        hidden[lo : lo + len(h)] = hardtanh(h)
+    """The second hidden layer (`cfg.stack`): the first layer's pre-activation blocks (in
+    order) -> blocks of the second's pre-activations, which read the first layer's outputs
+    (zeros beyond each sentence) at `cfg.stack` neighbouring words, the layout of `windows`.
+    Streamed: only the words of a block and their context are held, never the whole input's
+    outputs (a 300-unit layer over 76k words would be 91 MB).  Each block's outputs are
+    multiplied by every neighbour's weight in one product, and the (narrower) products are
+    gathered by index, a word past its sentence reading a zero row."""
     lengths = np.asarray(lengths, dtype=np.intp)
     size = np.repeat(lengths, lengths)                          # each word's sentence length
     place = np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths)   # its position
@@ -163,18 +161,31 @@ def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequ
     # [H, stack * top]: column block k weighs the neighbour at offset k - half
     both = np.ascontiguousarray(w["l1s.weight"].reshape(top, k_n, cfg.hidden)
                                 .transpose(2, 1, 0).reshape(cfg.hidden, k_n * top))
-    for lo in range(0, n, 4 * BLOCK):
-        hi = min(lo + 4 * BLOCK, n)
-        a, b = max(lo - half, 0), min(hi + half, n)            # the block and its context
-        z = np.empty((b - a + 1, k_n, top), dtype=np.float32)
-        np.matmul(hidden[a:b], both, out=z[:-1].reshape(b - a, k_n * top))
+
+    def second(held: np.ndarray, a: int, lo: int, hi: int) -> np.ndarray:
+        """Words lo..hi, from the outputs `held` of words a..a+len(held) (their context)."""
+        z = np.empty((len(held) + 1, k_n, top), dtype=np.float32)
+        np.matmul(held, both, out=z[:-1].reshape(len(held), k_n * top))
         z[-1] = 0.0
         at = np.arange(lo, hi)
         h = np.tile(w["l1s.bias"], (hi - lo, 1))
         for k in range(k_n):
             shift = place[at] + k - half
-            h += z[np.where((shift >= 0) & (shift < size[at]), at + k - half - a, b - a), k]
-        yield lo, h
+            h += z[np.where((shift >= 0) & (shift < size[at]), at + k - half - a, len(held)), k]
+        return h
+
+    held, a, done = np.empty((0, cfg.hidden), dtype=np.float32), 0, 0   # held: words a..
+    for lo, h in first:
+        held = np.concatenate([held, hardtanh(h)])
+        ready = lo + len(h) - half                 # words whose right context has arrived
+        if ready - done >= 4 * BLOCK or lo + len(h) == n:
+            hi = n if lo + len(h) == n else ready
+            yield done, second(held, a, done, hi)
+            done = hi
+            keep = max(done - half, 0)             # the next words' left context
+            held, a = held[keep - a :], keep
+    if done < n:
+        yield done, second(held, a, done, n)
 
 
 def distance_table(w: Weights, name: str, weight: np.ndarray, cfg: NetConfig) -> np.ndarray:
