@@ -178,13 +178,12 @@ def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequ
     for lo, h in first:
         held = np.concatenate([held, hardtanh(h)])
         ready = lo + len(h) - half                 # words whose right context has arrived
-        if ready - done >= 4 * BLOCK or lo + len(h) == n:
-            hi = n if lo + len(h) == n else ready
-            yield done, second(held, a, done, hi)
-            done = hi
+        if ready - done >= 4 * BLOCK:
+            yield done, second(held, a, done, ready)
+            done = ready
             keep = max(done - half, 0)             # the next words' left context
             held, a = held[keep - a :], keep
-    if done < n:
+    if done < n:                                   # the last words: no right context to wait for
         yield done, second(held, a, done, n)
 
 

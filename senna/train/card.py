@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from senna.nn.config import NetConfig
 from senna.tasks import get_task
 from senna.train.cascade import parse_spec
 
@@ -39,7 +40,7 @@ def stack_text(net: dict) -> str:
     if not net.get("stack"):
         return ""
     return (f"; {net['hidden']} hidden units, then a second layer of "
-            f"{net.get('stack_hidden') or net['hidden']} over the first layer's outputs at "
+            f"{NetConfig.from_dict(net).top_hidden} over the first layer's outputs at "
             f"{net['stack']} neighbouring words")
 
 

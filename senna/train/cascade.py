@@ -127,9 +127,11 @@ def train_folds(model_dir: str, helds: list[set[Key]], known: dict[Key, dict], c
                 names: list[str]) -> None:
     """Train the missing folds `cfg.jobs` at a time, each in a fresh process (spawned: a
     forked PyTorch can hang)."""
+    if cfg.jobs < 2:
+        return
     todo = [(held, name) for held, name in zip(helds, names, strict=True)
             if not (fold_settings(model_dir, held, known, cfg, name)[1] / "history.json").exists()]
-    if cfg.jobs < 2 or len(todo) < 2:
+    if len(todo) < 2:
         return
     print(f"jackknife: training {len(todo)} fold models, {cfg.jobs} at a time")
     with ProcessPoolExecutor(min(cfg.jobs, len(todo)),
