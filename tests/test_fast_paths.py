@@ -228,31 +228,40 @@ def test_preload_changes_no_output() -> None:
     assert [d.to_dict() for d in lazy.pipe(text)] == [d.to_dict() for d in eager.pipe(text)]
 
 
-@pytest.mark.parametrize("stack, width", [(3, 7), (5, 16)])
-def test_streamed_stacked_layer_equals_the_second_layer_over_padded_sentences(stack, width):
-    """The second hidden layer, streamed block by block over thousands of words (sentences
-    crossing blocks, blocks of odd sizes), gives each sentence's padded windows of first-layer
-    outputs times the weight: the layer `senna.nn.networks.WindowNet` trains."""
+@pytest.mark.parametrize("stack, width, depth", [(3, 7, 1), (5, 16, 1), (3, 7, 2)])
+def test_streamed_stacked_layer_equals_the_second_layer_over_padded_sentences(stack, width,
+                                                                              depth):
+    """The stacked hidden layers, streamed block by block over thousands of words (sentences
+    crossing blocks, blocks of odd sizes; with depth 2 the second layer reads the first one's
+    stream), give each sentence's padded windows of the outputs below times the weight: the
+    layers `senna.nn.networks.WindowNet` trains."""
     from senna.nn.config import NetConfig
     from senna.runtime.kernels import hardtanh, stacked_layer
 
-    rng = np.random.default_rng(stack)
+    rng = np.random.default_rng(stack + depth)
     lengths = rng.integers(1, 60, size=200).tolist()
     n, h = sum(lengths), 12
     cfg = NetConfig(dims=[4], vocab_sizes=[5], n_tags=3, hidden=h, stack=stack,
-                    stack_hidden=width)
-    w = {"l1s.weight": rng.standard_normal((width, stack * h)).astype(np.float32),
-         "l1s.bias": rng.standard_normal(width).astype(np.float32)}
+                    stack_hidden=width, stack_depth=depth)
+    w = {}
+    for name, below in cfg.stacked:
+        w[f"{name}.weight"] = rng.standard_normal((width, stack * below)).astype(np.float32)
+        w[f"{name}.bias"] = rng.standard_normal(width).astype(np.float32)
     pre = rng.standard_normal((n, h)).astype(np.float32) * 2
     cuts = np.unique(np.r_[0, rng.integers(1, n, size=40), n])
-    blocks = [(int(a), pre[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
-    out = list(stacked_layer(iter(blocks), n, lengths, w, cfg))
+    layer = iter([(int(a), pre[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)])
+    for name, below in cfg.stacked:
+        layer = stacked_layer(layer, n, lengths, w, cfg, name, below)
+    out = list(layer)
     assert [lo for lo, _ in out] == np.cumsum([0] + [len(b) for _, b in out])[:-1].tolist()
     got = np.concatenate([b for _, b in out])
-    half, want, start = stack // 2, [], 0
-    for length in lengths:
-        padded = np.pad(hardtanh(pre[start : start + length]), ((half, half), (0, 0)))
-        windows = np.stack([padded[i : i + stack].ravel() for i in range(length)])
-        want.append(windows @ w["l1s.weight"].T + w["l1s.bias"])
-        start += length
-    np.testing.assert_allclose(got, np.concatenate(want), rtol=1e-5, atol=1e-4)
+    half, want = stack // 2, pre
+    for name, _ in cfg.stacked:
+        rows, start = [], 0
+        for length in lengths:
+            padded = np.pad(hardtanh(want[start : start + length].copy()), ((half, half), (0, 0)))
+            windows = np.stack([padded[i : i + stack].ravel() for i in range(length)])
+            rows.append(windows @ w[f"{name}.weight"].T + w[f"{name}.bias"])
+            start += length
+        want = np.concatenate(rows)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)

@@ -35,6 +35,10 @@ CASES = {
     # the same with a second layer narrower than the first (20 units, then 7)
     "ner-window-stack-narrow": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
                                     features="basic+chars", stack=3, stack_hidden=7),
+    # two stacked layers (20 units, then 7 over 3 neighbours, then 7 over 3 neighbours of those)
+    "ner-window-stack-deep": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                                  features="basic+chars", stack=3, stack_hidden=7,
+                                  stack_depth=2),
     "srl-sentence-chars": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll",
                                features="basic+chars"),
     # the predicate's window reaches past the sentence's edges (PADDING) for some predicates
@@ -330,7 +334,8 @@ def test_bad_dropout_and_decay_are_refused(tmp_path):
 
 def test_bad_stack_settings_are_refused(tmp_path):
     for kw in (dict(stack=2), dict(stack=-1), dict(stack_hidden=10),
-               dict(stack=3, stack_hidden=-1)):
+               dict(stack=3, stack_hidden=-1), dict(stack_depth=2),
+               dict(stack=3, stack_depth=0)):
         with pytest.raises(ValueError, match="--stack"):
             small_config(tmp_path, "ner-window-sll", **kw)
 

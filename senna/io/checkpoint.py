@@ -281,9 +281,9 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
             shapes[f"emb.tables.{j}.weight"] = (net.vocab_sizes[j], net.dims[j])
     if net.approach == "window":
         shapes["l1.weight"] = (net.hidden, net.window * net.input_dim)
-        if net.stack:
-            shapes |= {"l1s.weight": (net.top_hidden, net.stack * net.hidden),
-                       "l1s.bias": (net.top_hidden,)}
+        for name, width in net.stacked:
+            shapes |= {f"{name}.weight": (net.top_hidden, net.stack * width),
+                       f"{name}.bias": (net.top_hidden,)}
     else:
         n_dist = 2 * net.max_dist + 1
         shapes |= {"conv.weight": (net.conv, net.input_dim + 2 * net.dist_dim, net.window),

@@ -205,8 +205,8 @@ class WindowNet(Tagger):
     def __init__(self, cfg: NetConfig, sparse: bool = True):
         super().__init__(cfg, sparse)
         self.l1 = nn.Linear(cfg.window * cfg.input_dim, cfg.hidden)
-        if cfg.stack:
-            self.l1s = nn.Linear(cfg.stack * cfg.hidden, cfg.top_hidden)
+        for name, width in cfg.stacked:
+            setattr(self, name, nn.Linear(cfg.stack * width, cfg.top_hidden))
         self.l2 = nn.Linear(cfg.top_hidden, cfg.n_tags)
         fan_in_init(self)
 
@@ -220,10 +220,13 @@ class WindowNet(Tagger):
             return h
         # Why a second layer over neighbours' outputs, not a wider window: each neighbour
         # comes already composed with its own context, so the layer sees stack - 1 more
-        # words through a nonlinearity, at a first layer's cost per word.
-        h = h * (ids != 0).any(-1, keepdim=True)              # past the sentence: zeros
-        h = F.pad(h, (0, 0, self.cfg.stack // 2, self.cfg.stack // 2))
-        return self.drop_hidden(F.hardtanh(self.l1s(windowed(h, self.cfg.stack))))
+        # words through a nonlinearity, at a first layer's cost per word.  Each stacked layer
+        # reads the one below it, zeros past the sentence.
+        inside = (ids != 0).any(-1, keepdim=True)
+        for name, _ in self.cfg.stacked:
+            h = F.pad(h * inside, (0, 0, self.cfg.stack // 2, self.cfg.stack // 2))
+            h = self.drop_hidden(F.hardtanh(getattr(self, name)(windowed(h, self.cfg.stack))))
+        return h
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor,
                 predicates: torch.Tensor | None = None) -> torch.Tensor:

@@ -137,8 +137,8 @@ def window_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
     out = np.empty((len(ids), len(w["l2.bias"])), dtype=np.float32)
     l2 = w["l2.weight"].T
     layer = window_layer(ids, lengths, w, cfg, w["l1.weight"], w["l1.bias"])
-    if cfg.stack:
-        layer = stacked_layer(layer, len(ids), lengths, w, cfg)
+    for name, width in cfg.stacked:
+        layer = stacked_layer(layer, len(ids), lengths, w, cfg, name, width)
     for lo, h in layer:
         np.matmul(hardtanh(h), l2, out=out[lo : lo + len(h)])
     out += w["l2.bias"]
@@ -146,10 +146,12 @@ def window_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
 
 
 def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequence[int],
-                  w: Weights, cfg: NetConfig) -> Iterator[tuple[int, np.ndarray]]:
-    """The second hidden layer (`cfg.stack`): the first layer's pre-activation blocks (in
-    order) -> blocks of the second's pre-activations, which read the first layer's outputs
-    (zeros beyond each sentence) at `cfg.stack` neighbouring words, the layout of `windows`.
+                  w: Weights, cfg: NetConfig, name: str = "l1s", width: int = 0
+                  ) -> Iterator[tuple[int, np.ndarray]]:
+    """A stacked hidden layer (`cfg.stack`; weights `name`): the pre-activation blocks of
+    the layer below, `width` units (default cfg.hidden), in order -> blocks of this one's
+    pre-activations, which read the outputs below (zeros beyond each sentence) at
+    `cfg.stack` neighbouring words, the layout of `windows`.
     Streamed: only the words of a block and their context are held, never the whole input's
     outputs (a 300-unit layer over 76k words would be 91 MB).  Each block's outputs are
     multiplied by every neighbour's weight in one product, and the (narrower) products are
@@ -157,10 +159,11 @@ def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequ
     lengths = np.asarray(lengths, dtype=np.intp)
     size = np.repeat(lengths, lengths)                          # each word's sentence length
     place = np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths)   # its position
-    half, k_n, top = cfg.stack // 2, cfg.stack, cfg.top_hidden
-    # [H, stack * top]: column block k weighs the neighbour at offset k - half
-    both = np.ascontiguousarray(w["l1s.weight"].reshape(top, k_n, cfg.hidden)
-                                .transpose(2, 1, 0).reshape(cfg.hidden, k_n * top))
+    half, k_n, top, width = cfg.stack // 2, cfg.stack, cfg.top_hidden, width or cfg.hidden
+    # [width, stack * top]: column block k weighs the neighbour at offset k - half
+    both = np.ascontiguousarray(w[f"{name}.weight"].reshape(top, k_n, width)
+                                .transpose(2, 1, 0).reshape(width, k_n * top))
+    bias = w[f"{name}.bias"]
 
     def second(held: np.ndarray, a: int, lo: int, hi: int) -> np.ndarray:
         """Words lo..hi, from the outputs `held` of words a..a+len(held) (their context)."""
@@ -168,13 +171,13 @@ def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequ
         np.matmul(held, both, out=z[:-1].reshape(len(held), k_n * top))
         z[-1] = 0.0
         at = np.arange(lo, hi)
-        h = np.tile(w["l1s.bias"], (hi - lo, 1))
+        h = np.tile(bias, (hi - lo, 1))
         for k in range(k_n):
             shift = place[at] + k - half
             h += z[np.where((shift >= 0) & (shift < size[at]), at + k - half - a, len(held)), k]
         return h
 
-    held, a, done = np.empty((0, cfg.hidden), dtype=np.float32), 0, 0   # held: words a..
+    held, a, done = np.empty((0, width), dtype=np.float32), 0, 0   # held: words a..
     for lo, h in first:
         held = np.concatenate([held, hardtanh(h)])
         ready = lo + len(h) - half                 # words whose right context has arrived

@@ -39,9 +39,13 @@ def stack_text(net: dict) -> str:
     """The network line's note on `--stack` (nothing for the paper's one hidden layer)."""
     if not net.get("stack"):
         return ""
-    return (f"; {net['hidden']} hidden units, then a second layer of "
-            f"{NetConfig.from_dict(net).top_hidden} over the first layer's outputs at "
-            f"{net['stack']} neighbouring words")
+    cfg = NetConfig.from_dict(net)
+    if cfg.stack_depth == 1:
+        return (f"; {cfg.hidden} hidden units, then a second layer of {cfg.top_hidden} over "
+                f"the first layer's outputs at {cfg.stack} neighbouring words")
+    return (f"; {cfg.hidden} hidden units, then {cfg.stack_depth} stacked layers of "
+            f"{cfg.top_hidden}, each over the outputs of the layer below at {cfg.stack} "
+            f"neighbouring words")
 
 
 def teachers_text(cfg: dict) -> list[str]:

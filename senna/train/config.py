@@ -77,6 +77,9 @@ class TrainConfig:
     stack_hidden: int = setting("units of that second layer (0: as many as --hidden); a wide "
                                 "first layer can take a narrow stack at a fraction of the cost",
                                 0)
+    stack_depth: int = setting("stacked layers of that kind, each over the outputs of the one "
+                               "below at --stack neighbouring words (1: the second hidden "
+                               "layer alone)", 1)
     word_dim: int = setting("word vector size (that of --embeddings)", 50)
     max_words: int = setting("dictionary size at most (PADDING and RARE included)", 100_000)
     min_count: int = setting("training words seen fewer times map to RARE, so RARE gets "
@@ -169,6 +172,8 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append("--stack needs the window approach")
     if cfg.stack_hidden < 0 or (cfg.stack_hidden and not cfg.stack):
         out.append(f"--stack-hidden must be 0, or positive with --stack, got {cfg.stack_hidden}")
+    if cfg.stack_depth < 1 or (cfg.stack_depth > 1 and not cfg.stack):
+        out.append(f"--stack-depth must be 1, or more with --stack, got {cfg.stack_depth}")
     if cfg.max_words < 3:
         out.append(f"--max-words must be at least 3 (PADDING, RARE and a word), got "
                    f"{cfg.max_words}")

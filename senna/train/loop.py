@@ -70,7 +70,7 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
                         n_tags=len(tagset), window=cfg.window, hidden=cfg.hidden,
                         conv=cfg.conv if (cfg.approach or task.approach) == "sentence" else 0,
                         predicate_window=cfg.predicate_window, stack=cfg.stack,
-                        stack_hidden=cfg.stack_hidden,
+                        stack_hidden=cfg.stack_hidden, stack_depth=cfg.stack_depth,
                         chars=featurizer.net_shapes())
     torch.manual_seed(cfg.seed)
     net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
