@@ -12,6 +12,9 @@ soft (probability-weighted) POS input, what the POS tagger's alternatives are wo
   probability (renormalised over the k, sharpened by `temp`), decoded once.
 
     python bench/pt0_kbest.py --data ../shared/data [--models senna/models] [--k 4]
+
+(Needs PyTorch, `pip install '.[train]'`: the partition functions come from the training
+criterion's forward algorithm.)
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ import argparse
 from pathlib import Path
 
 import numpy as np
+import torch
 from tqdm import tqdm
 
 from senna.evaluate import accuracy, chunk_scores
 from senna.io.conll import read_pt0
+from senna.nn.criterion import log_partition
 from senna.runtime.model import TaskModel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,16 +61,16 @@ def k_best(e: np.ndarray, trans: np.ndarray, start: np.ndarray, k: int
     return out
 
 
-def log_partition(e: np.ndarray, trans: np.ndarray, start: np.ndarray, end: np.ndarray
-                  ) -> float:
-    """log of the sum over all paths of exp(score): the forward algorithm (-inf entries of
-    trans / start / end forbid a step)."""
-    a = start + e[0]
-    for t in range(1, len(e)):
-        m = a.max()
-        a = np.log(np.exp(a - m) @ np.exp(trans)) + m + e[t]
-    m = (a + end).max()
-    return float(np.log(np.exp(a + end - m).sum()) + m)
+def log_z(e: np.ndarray, trans: np.ndarray, start: np.ndarray, end: np.ndarray | None = None
+          ) -> float:
+    """One sentence's log partition function (the training criterion's forward algorithm,
+    `senna.nn.criterion.log_partition`); -inf entries of trans / start / end forbid a step."""
+    x = torch.from_numpy(e).double()
+    if end is not None:
+        x[-1] += torch.from_numpy(end)
+    return float(log_partition(x[None], torch.ones(1, len(e), dtype=torch.bool),
+                               torch.from_numpy(trans).double(),
+                               torch.from_numpy(start).double())[0])
 
 
 def split(flat: np.ndarray, lengths: list[int]) -> list[np.ndarray]:
@@ -92,7 +97,7 @@ def main() -> int:
         raise SystemExit("the POS tagger's tags have a scheme; k_best ignores constraints")
     cands = []   # per sentence: [(log P_pos, tags)], best first
     for e in tqdm(split(pos.emissions(words, [{}] * len(words)), lengths), desc="POS k-best"):
-        z = log_partition(e, ptr, pst, np.zeros(len(pst)))
+        z = log_z(e, ptr, pst)
         cands.append([(s - z, [pos.tags.items[i] for i in path])
                       for s, path in k_best(e, ptr, pst, a.k)])
 
@@ -106,11 +111,9 @@ def main() -> int:
         cols = [{"pos": c[min(r, len(c) - 1)][1]} for c in cands]
         em = split(pt0.emissions(words, cols), lengths)
         tags = pt0.predict(words, cols)
-        logp = []
-        for e, tg in zip(em, tags, strict=True):
-            y = [index[t] for t in tg]
-            s = st[y[0]] + e[np.arange(len(y)), y].sum() + tr[y[:-1], y[1:]].sum()
-            logp.append(s - log_partition(e, trm, stm, enm))
+        logp = [float(pt0.decoder.path_scores(e[None], [len(e)],
+                                              [np.array([index[x] for x in tg])])[0])
+                - log_z(e, trm, stm, enm) for e, tg in zip(em, tags, strict=True)]
         ranks.append((em, tags, logp))
 
     def pos_logp(i: int, r: int) -> float:

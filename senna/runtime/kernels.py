@@ -146,10 +146,10 @@ def window_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
 
 
 def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequence[int],
-                  w: Weights, cfg: NetConfig, name: str = "l1s", width: int = 0
+                  w: Weights, cfg: NetConfig, name: str, width: int
                   ) -> Iterator[tuple[int, np.ndarray]]:
-    """A stacked hidden layer (`cfg.stack`; weights `name`): the pre-activation blocks of
-    the layer below, `width` units (default cfg.hidden), in order -> blocks of this one's
+    """A stacked hidden layer (`cfg.stack`; weights `name`, one of `cfg.stacked`): the
+    pre-activation blocks of the layer below, `width` units, in order -> blocks of this one's
     pre-activations, which read the outputs below (zeros beyond each sentence) at
     `cfg.stack` neighbouring words, the layout of `windows`.
     Streamed: only the words of a block and their context are held, never the whole input's
@@ -159,13 +159,13 @@ def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequ
     lengths = np.asarray(lengths, dtype=np.intp)
     size = np.repeat(lengths, lengths)                          # each word's sentence length
     place = np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths)   # its position
-    half, k_n, top, width = cfg.stack // 2, cfg.stack, cfg.top_hidden, width or cfg.hidden
+    half, k_n, top = cfg.stack // 2, cfg.stack, cfg.top_hidden
     # [width, stack * top]: column block k weighs the neighbour at offset k - half
     both = np.ascontiguousarray(w[f"{name}.weight"].reshape(top, k_n, width)
                                 .transpose(2, 1, 0).reshape(width, k_n * top))
     bias = w[f"{name}.bias"]
 
-    def second(held: np.ndarray, a: int, lo: int, hi: int) -> np.ndarray:
+    def block(held: np.ndarray, a: int, lo: int, hi: int) -> np.ndarray:
         """Words lo..hi, from the outputs `held` of words a..a+len(held) (their context)."""
         z = np.empty((len(held) + 1, k_n, top), dtype=np.float32)
         np.matmul(held, both, out=z[:-1].reshape(len(held), k_n * top))
@@ -185,7 +185,7 @@ def stacked_layer(first: Iterator[tuple[int, np.ndarray]], n: int, lengths: Sequ
             # the last words flush here, not after the loop: measured, that peaked 2-3 MB
             # higher (senna on the speed bench's text), at the 150 MB limit
             hi = n if lo + len(h) == n else ready
-            yield done, second(held, a, done, hi)
+            yield done, block(held, a, done, hi)
             done = hi
             keep = max(done - half, 0)             # the next words' left context
             held, a = held[keep - a :], keep
