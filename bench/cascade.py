@@ -32,9 +32,10 @@ from senna.train.cascade import parse_spec, tag_column  # noqa: E402
 
 # row -> (task, options added to the task's recipe).  "-gold" rows switch the prediction off;
 # the "predicted inputs" column is the "-predicted" row where there is one, else the shipped
-# model, trained by the recipe itself.  CHUNK's recipe reads no POS (see the README): both of
-# its rows add the POS feature to it.  SRL's rows are trained alone (the shipped SRL is
-# trained with the language model, on gold PT0, recipes/srl-lm.json).
+# model, trained by the recipe itself.  CHUNK's recipe reads no POS (see docs/levers.md,
+# "Task features revisited"): both of its rows add the POS feature to it.  SRL's rows are
+# trained alone (the shipped SRL is trained with the language model, on gold PT0,
+# recipes/srl-lm.json).
 GOLD = ["--predicted-columns", "", "--jackknife", "0"]
 CHUNK_POS = ["--features", "senna+chars:30"]
 RUNS = {

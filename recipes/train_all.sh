@@ -33,7 +33,7 @@ train_one() {
     *) senna train --config "recipes/$1.json" ;;
   esac
   # the word-table rows a model keeps beside the embeddings, in float16: half the space on
-  # disk and in memory, dev scores unchanged (README, "Session 24")
+  # disk and in memory, dev scores unchanged (docs/levers.md, "Session 24")
   senna compact "senna/models/$1" --rows float16
 }
 
