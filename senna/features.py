@@ -13,6 +13,7 @@ adding a class.
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -41,7 +42,8 @@ class FeatureSpec:
     pred_distance: distance to the predicate, clipped at `arg` (window approach for SRL);
     chars: the word's characters through a convolution of `dim` filters, `arg` =
     "<character embedding width>,<window>" (`CharsFeature`); document: the types the rest of
-    the document gives the word, by task `arg` (`DocumentFeature`).
+    the document gives the word, by task `arg` (`DocumentFeature`); cluster: the word's
+    cluster, as written, among `arg` clusters of a `Lexicon` (`ClusterFeature`).
     """
 
     name: str
@@ -81,6 +83,16 @@ def pred_distance(clip: int = 10, dim: int = 5) -> FeatureSpec:
 def document(task: str = "ner", dim: int = 5) -> FeatureSpec:
     """The types the rest of the document gives the word (`DocumentFeature`)."""
     return FeatureSpec(f"doc_{task}", "document", dim, task)
+
+
+def clusters(size: int | None = None, dim: int = 10) -> tuple[FeatureSpec, ...]:
+    """Word clusters from unlabeled text (senna.lm.clusters): one table per granularity,
+    `size` clusters, or the usual three (64, 512, 4096) when not given."""
+    return tuple(FeatureSpec(f"cluster{n}", "cluster", dim, str(n))
+                 for n in ([size] if size else CLUSTER_SIZES))
+
+
+CLUSTER_SIZES = (64, 512, 4096)
 
 
 def chars(filters: int = 50, char_dim: int = 10, window: int = 3) -> FeatureSpec:
@@ -157,6 +169,58 @@ class Gazetteer:
         if kind not in self.entries:
             return np.zeros(len(words), dtype=bool)
         return self.match([words])[:, self.kinds.index(kind)]
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def cluster_key(word: str) -> str:
+    """A word's key in a cluster lexicon: as written, every digit 0 ("1,250" -> "0,000")."""
+    return _DIGIT.sub("0", word)
+
+
+class Lexicon:
+    """Cased word keys (`cluster_key`) -> one cluster id per granularity (senna.lm.clusters
+    builds it).  File: a header ``#clusters <size> <size> ...``, then ``key<TAB>id<TAB>id
+    ...`` lines, most frequent words first."""
+
+    def __init__(self, sizes: Sequence[int], entries: Mapping[str, Sequence[int]]):
+        self.sizes = [int(s) for s in sizes]
+        self.entries = {k: tuple(int(i) for i in v) for k, v in entries.items()}
+
+    def lookup(self, words: Sequence[str], size: int) -> list[int]:
+        """The words' cluster ids at granularity `size`; -1 for words not in the lexicon."""
+        j = self.sizes.index(size)
+        get = self.entries.get
+        return [-1 if e is None else e[j] for e in map(get, map(cluster_key, words))]
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Lexicon:
+        entries: dict[str, tuple[int, ...]] = {}
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.readline().split()
+            try:
+                if head[0] != "#clusters":
+                    raise ValueError
+                sizes = [int(s) for s in head[1:]]
+                for line in f:
+                    key, *ids = line.rstrip("\n").split("\t")
+                    if len(ids) != len(sizes) or not all(0 <= int(i) < n for i, n in
+                                                          zip(ids, sizes, strict=True)):
+                        raise ValueError
+                    entries[key] = tuple(map(int, ids))
+            except (IndexError, ValueError):
+                raise ValueError(f"{path}: not a cluster lexicon ('#clusters <size> ...', "
+                                 f"then 'word<TAB>id ...' lines)") from None
+        if not sizes:
+            raise ValueError(f"{path}: no cluster sizes in its header")
+        return cls(sizes, entries)
+
+    def save(self, path: str | os.PathLike) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("#clusters " + " ".join(map(str, self.sizes)) + "\n")
+            f.writelines(k + "\t" + "\t".join(map(str, v)) + "\n"
+                         for k, v in self.entries.items())
 
 
 class Feature:
@@ -337,6 +401,25 @@ class CharsFeature(Feature):
         self.spellings.reset()
 
 
+class ClusterFeature(Feature):
+    """The cluster of the word as written, among `arg` clusters of the model's `Lexicon`:
+    a coarse, cased view learnt from unlabeled text, beside the lower-cased embeddings
+    (Turian et al. 2010 combined both).  Words outside the lexicon -> RARE."""
+
+    per_word = True
+    shared = True
+    lexicon: Lexicon | None = None   # set by the Featurizer
+
+    @classmethod
+    def fit_vocab(cls, spec, sentences, words, max_words):
+        return Vocab([str(i) for i in range(int(spec.arg))])
+
+    def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
+        offset = len(self.vocab) - int(self.spec.arg)   # cluster i is item str(i)
+        return [Vocab.unk_id if c < 0 else c + offset
+                for c in self.lexicon.lookup(words, int(self.spec.arg))]
+
+
 class GazetteerFeature(Feature):
     """Is the word inside a gazetteer entry of type `arg` (NER, section 6.2)."""
 
@@ -436,7 +519,7 @@ class DocumentFeature(Feature):
 KINDS: dict[str, type[Feature]] = {
     "word": WordFeature, "caps": CapsFeature, "suffix": SuffixFeature,
     "gazetteer": GazetteerFeature, "column": ColumnFeature, "pred_distance": PredDistanceFeature,
-    "chars": CharsFeature, "document": DocumentFeature,
+    "chars": CharsFeature, "document": DocumentFeature, "cluster": ClusterFeature,
 }
 
 
@@ -457,19 +540,28 @@ class Batch:
 
 
 class Featurizer:
-    """Specs + their vocabularies (+ a gazetteer): sentence -> ids [T, F]."""
+    """Specs + their vocabularies (+ a gazetteer, a cluster lexicon): sentence -> ids [T, F]."""
 
     def __init__(self, specs: Sequence[FeatureSpec], vocabs: Mapping[str, Vocab],
-                 gazetteer: Gazetteer | None = None):
+                 gazetteer: Gazetteer | None = None, lexicon: Lexicon | None = None):
         self.specs = list(specs)
         self.vocabs = dict(vocabs)
         self.gazetteer = gazetteer
+        self.lexicon = lexicon
         missing = [s.name for s in self.specs if s.name not in self.vocabs]
         if missing:
             raise ValueError(f"no vocabulary for features {missing}")
         self.kinds = [KINDS[s.kind](s, self.vocabs[s.name]) for s in self.specs]
         if gazetteer is None and any(isinstance(k, GazetteerFeature) for k in self.kinds):
             raise ValueError("a gazetteer feature needs a gazetteer list")
+        for k in self.of_kind(ClusterFeature):
+            if lexicon is None or int(k.spec.arg) not in lexicon.sizes:
+                raise ValueError(f"feature {k.spec.name!r} needs a cluster lexicon with "
+                                 f"{k.spec.arg} clusters (--clusters FILE)")
+            if len(k.vocab) != int(k.spec.arg) + 2:
+                raise ValueError(f"feature {k.spec.name!r}: its vocabulary does not list "
+                                 f"{k.spec.arg} clusters")
+            k.lexicon = lexicon
         self._per_word = [j for j, k in enumerate(self.kinds) if k.per_word]
         self._clear_cache()
 
@@ -480,14 +572,14 @@ class Featurizer:
     @classmethod
     def fit(cls, specs: Sequence[FeatureSpec], sentences: Sequence,
             gazetteer: Gazetteer | None = None, words: Vocab | None = None,
-            max_words: int = 100_000, vocabs: Mapping[str, Vocab] | None = None
-            ) -> Featurizer:
+            max_words: int = 100_000, vocabs: Mapping[str, Vocab] | None = None,
+            lexicon: Lexicon | None = None) -> Featurizer:
         """Build vocabularies from training sentences (`words` given: use that dictionary;
         `vocabs`: features whose vocabulary is given, e.g. those shared by joint tasks)."""
         given = vocabs or {}
         fitted = {s.name: given[s.name] if s.name in given
                   else KINDS[s.kind].fit_vocab(s, sentences, words, max_words) for s in specs}
-        return cls(specs, fitted, gazetteer)
+        return cls(specs, fitted, gazetteer, lexicon)
 
     def index(self, kind: type[Feature]) -> int:
         """Position of the first feature of a kind (e.g. the word table)."""

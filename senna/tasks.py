@@ -14,7 +14,9 @@ gazetteers for NER, PT0 for SRL); SRL's "pos-pt0" reads the POS column besides P
 takes additions after a "+": "senna+chars" adds character-level word vectors (CharWNN,
 senna.nn.chars) to the "senna" features, "senna+chars:30" the same with 30 filters instead
 of 50; "+document" adds the types the rest of the document gives each word, from a first
-pass of the same tagger (senna.features.DocumentFeature; NER); the name of a task earlier
+pass of the same tagger (senna.features.DocumentFeature; NER); "+clusters" the word's
+clusters, as written, at 64, 512 and 4096 clusters ("+clusters:512": one of them) from a
+lexicon built on unlabeled text (senna.lm.clusters); the name of a task earlier
 in the cascade adds its output column ("pos-pt0+chunk": SRL reading the CHUNK tagger's tags
 too).
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain
 
 from senna import features as F
 from senna.features import FeatureSpec
@@ -74,9 +77,11 @@ class TaskSpec:
                              f"'+{'+'.join(allowed)}' (or "
                              f"'+<addition>:<size>', '+chars:<filters>:<character width>:"
                              f"<window>'), none of them twice, got {preset!r}")
-        return base + tuple(ADDITIONS.get(k, partial(F.column, k))(
+        added = (ADDITIONS.get(k, partial(F.column, k))(
             *([self.name] if k == "document" else []), *map(int, xs))
             for k, xs in zip(kinds, sizes, strict=True))
+        return base + tuple(chain.from_iterable(a if isinstance(a, tuple) else (a,)
+                                                for a in added))
 
     def upstream_columns(self) -> list[str]:
         """Output columns this task may read: those of per-word tasks before it in the
@@ -93,7 +98,7 @@ class TaskSpec:
 BASIC = (F.word(), F.caps())
 # features any preset can take ("senna+chars"), size -> spec; "document" (the task's own
 # names elsewhere in the document, read by a second pass) gets the task's name first
-ADDITIONS = {"chars": F.chars, "document": F.document}
+ADDITIONS = {"chars": F.chars, "document": F.document, "clusters": F.clusters}
 GAZ = tuple(F.gazetteer_feature(k) for k in ("LOC", "MISC", "ORG", "PER"))
 EWT_LICENCE = "CC BY-SA 4.0."
 

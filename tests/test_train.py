@@ -39,6 +39,10 @@ CASES = {
     "ner-window-stack-deep": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
                                   features="basic+chars", stack=3, stack_hidden=7,
                                   stack_depth=2),
+    # the word's clusters at three granularities from a lexicon (a third of the words outside)
+    "ner-window-clusters": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                                features="basic+chars+clusters",
+                                clusters=str(FIX / "clusters_small.lst")),
     "srl-sentence-chars": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll",
                                features="basic+chars"),
     # the predicate's window reaches past the sentence's edges (PADDING) for some predicates

@@ -1,5 +1,6 @@
 """`senna lm prepare|train|export`: the ranking language model of section 4, from raw text to
-embeddings that `senna train --embeddings` and `senna neighbors` take."""
+embeddings that `senna train --embeddings` and `senna neighbors` take; `senna lm clusters`:
+the cased word clusters that `senna train --clusters` takes."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from senna.cli.args import Parser, UsageError, add_options
 from senna.cli.train import INSTALL_HINT
+from senna.features import CLUSTER_SIZES
 from senna.lm.config import DEFAULT_STAGES
 from senna.settings import read_settings
 
@@ -36,7 +38,7 @@ def parser() -> argparse.ArgumentParser:
     from senna.lm.config import LMConfig
 
     p = Parser(prog="senna lm", description=__doc__)
-    sub = p.add_subparsers(dest="command", required=True, metavar="{prepare,train,export}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{prepare,train,export,clusters}")
     pre = sub.add_parser("prepare", help="tokenise and index unlabeled text (.txt, .xz, .gz)",
                          description="Tokenise and index unlabeled text for `senna lm train`.")
     pre.add_argument("sources", nargs="+", metavar="FILE",
@@ -65,7 +67,52 @@ def parser() -> argparse.ArgumentParser:
                          "read; text: word2vec/GloVe text (default: senna)")
     ex.add_argument("--dtype", choices=("float16", "float32"), default="float32",
                     help="stored precision of --format senna (default: float32)")
+    cl = sub.add_parser("clusters", help="cluster cased words of unlabeled text (needs gensim)",
+                        description="Tokenise unlabeled text keeping case, train word2vec "
+                        "(gensim) and cluster the vectors of the most frequent words at "
+                        "several granularities: the lexicon of `senna train --clusters`.")
+    cl.add_argument("sources", nargs="+", metavar="FILE",
+                    help="text files (.txt, .xz, .gz), one paragraph per line")
+    cl.add_argument("--out", required=True,
+                    help="directory to write (text.txt, clusters.lst, clusters.json); "
+                         "a text.txt already there is reused")
+    cl.add_argument("--sizes", default=",".join(map(str, CLUSTER_SIZES)),
+                    help="cluster counts, comma separated (default: %(default)s)")
+    cl.add_argument("--words", type=_number, default=150_000,
+                    help="the most frequent words to cluster (default: 150k)")
+    cl.add_argument("--dim", type=int, default=100, help="word2vec dimensions (default: 100)")
+    cl.add_argument("--epochs", type=int, default=5, help="word2vec epochs (default: 5)")
+    cl.add_argument("--workers", type=int, default=2,
+                    help="tokenising processes and word2vec threads (default: 2)")
+    cl.add_argument("--seed", type=int, default=1, help="random seed (default: 1)")
     return p
+
+
+def clusters(args: argparse.Namespace) -> int:
+    """`senna lm clusters`: tokenise (unless done), then word2vec and k-means."""
+    from senna.lm.clusters import build, tokenise
+
+    try:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    except ValueError:
+        raise UsageError(f"--sizes: expected numbers, e.g. 64,512, got {args.sizes!r}",
+                         "senna lm clusters") from None
+    if any(s < 2 for s in sizes) or args.words < max(sizes):
+        raise UsageError("--sizes: each at least 2 and at most --words", "senna lm clusters")
+    try:
+        import gensim  # noqa: F401
+    except ImportError as e:
+        raise ValueError(f"word clusters need gensim: pip install gensim ({e})") from None
+    text = Path(args.out) / "text.txt"
+    if not text.exists():
+        for s in args.sources:
+            if not Path(s).is_file():
+                raise ValueError(f"{s}: no such file")
+        text = tokenise(args.sources, args.out, workers=args.workers)
+    out = build(text, args.out, sizes=sizes, words=args.words, dim=args.dim,
+                epochs=args.epochs, workers=args.workers, seed=args.seed)
+    print(f"clusters written to {out / 'clusters.lst'}")
+    return 0
 
 
 def main(argv: list[str]) -> int:
@@ -83,6 +130,8 @@ def main(argv: list[str]) -> int:
             cfg = LMConfig.from_json(json.dumps(merged))
         except ValueError as e:
             raise UsageError(str(e), "senna lm train") from None
+    if args.command == "clusters":
+        return clusters(args)
     try:
         import torch  # noqa: F401
     except ImportError as e:

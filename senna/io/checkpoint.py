@@ -4,6 +4,7 @@
     weights.npz     float32 arrays named as in senna.nn.networks (np.load(allow_pickle=False))
     vocab/<feature>.lst   one entry per line
     gazetteer.lst   only for models with gazetteer features
+    clusters.lst    only for models with cluster features (senna.features.Lexicon)
 
 `load_model` rebuilds everything from the directory alone, rejects unknown versions and
 checks the files against each other before any sentence is tagged (`check_model`): every
@@ -29,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from senna.embeddings import read_stored, scaled
-from senna.features import FeatureSpec, Featurizer, Gazetteer
+from senna.features import FeatureSpec, Featurizer, Gazetteer, Lexicon
 from senna.io.npz import load_npz
 from senna.nn.config import NetConfig
 from senna.vocab import FileIndex, TagSet, Vocab
@@ -193,6 +194,8 @@ def save_model(path: str | os.PathLike, model: SavedModel) -> None:
         model.featurizer.vocabs[spec.name].save(path / "vocab" / f"{spec.name}.lst")
     if model.featurizer.gazetteer is not None:
         model.featurizer.gazetteer.save(path / "gazetteer.lst")
+    if model.featurizer.lexicon is not None:
+        model.featurizer.lexicon.save(path / "clusters.lst")
     rows_dtype = np.dtype(model.info.get("rows_dtype", "float32"))   # see senna.cli.compact
 
     def stored(name: str, v: np.ndarray) -> np.ndarray:
@@ -245,8 +248,10 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
         specs = [FeatureSpec(**s) for s in config["features"]]
         vocabs = {s.name: Vocab.load(path / "vocab" / f"{s.name}.lst") for s in specs}
         gaz = Gazetteer.load(path / "gazetteer.lst") if (path / "gazetteer.lst").exists() else None
+        lexicon = Lexicon.load(path / "clusters.lst") if (path / "clusters.lst").exists() \
+            else None
         net = NetConfig.from_dict(config["net"])
-        model = SavedModel(config["task"], net, Featurizer(specs, vocabs, gaz),
+        model = SavedModel(config["task"], net, Featurizer(specs, vocabs, gaz, lexicon),
                            TagSet(config["tags"]), _read_weights(path),
                            {k: v for k, v in config.items()
                             if k not in ("format", "version", "task", "net", "features", "tags")})

@@ -34,7 +34,9 @@ class TrainConfig:
     features: str = setting("feature preset: basic (words, caps), senna (plus SENNA's task "
                             "features), window (SRL with the window approach), pos-pt0 (SRL "
                             "reading POS besides PT0); '+chars' adds character-level word "
-                            "vectors ('+chars:30': 30 filters), e.g. senna+chars; the name "
+                            "vectors ('+chars:30': 30 filters), e.g. senna+chars; '+clusters' the "
+                            "word's clusters at 64, 512 and 4096 (needs --clusters; "
+                            "'+clusters:512': one); the name "
                             "of a task earlier in the cascade adds its tags as a column, "
                             "e.g. pos-pt0+chunk (with --predicted-columns "
                             "chunk=senna/models/chunk where the data has no such column)",
@@ -44,6 +46,9 @@ class TrainConfig:
     fixed_embeddings: bool = setting("keep the initial word vectors fixed (true/false)", False)
     gazetteer: str | None = setting("gazetteer list ('TYPE word ...' lines) for NER's "
                                     "gazetteer features", None)
+    clusters: str | None = setting("cluster lexicon (`senna lm clusters`) for the '+clusters' "
+                                   "features: the word's cluster, as written, from unlabeled "
+                                   "text", None)
     extra_columns: str | None = setting("TRAIN_FILE,DEV_FILE of a tag column the model reads, "
                                         "e.g. PT0 for SRL (needs --dev)", None)
     predicted_columns: str | None = setting(

@@ -27,6 +27,7 @@ from senna.features import (
     Featurizer,
     Gazetteer,
     GazetteerFeature,
+    Lexicon,
     WordFeature,
 )
 from senna.io.checkpoint import SavedModel, save_model
@@ -61,8 +62,9 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     specs = [s if s.kind != "word" else type(s)(s.name, s.kind, cfg.word_dim, s.arg)
              for s in task.features(cfg.features)]
     gaz = Gazetteer.load(cfg.gazetteer) if cfg.gazetteer else None
+    lexicon = Lexicon.load(cfg.clusters) if cfg.clusters else None
     featurizer = Featurizer.fit(specs, train_sents, gaz, words or word_vocab(cfg, train_sents),
-                                vocabs=vocabs)
+                                vocabs=vocabs, lexicon=lexicon)
     examples = make_examples(task, train_sents, featurizer)
     tagset = TagSet(sorted({t for e in examples for t in e.tags}))
     net_cfg = NetConfig(approach=cfg.approach or task.approach, criterion=cfg.criterion,

@@ -39,7 +39,7 @@ SCHEDULE = ("epochs", "lr", "batch_size", "patience", "max_minutes", "threads", 
 # Files whose content a resumed run checks (embeddings are not: the checkpoint replaces
 # the word table they initialise, and a dictionary they change is caught by
 # `model_differences`; hashing a multi-gigabyte vector file would slow every start).
-_DATA_FILES = ("train", "dev", "gazetteer", "extra_columns")
+_DATA_FILES = ("train", "dev", "gazetteer", "clusters", "extra_columns")
 
 
 def fresh_state(cfg: TrainConfig) -> dict:
@@ -72,7 +72,7 @@ def _relevant(settings: dict) -> dict:
         out.pop("conv", None)
     if settings.get("dev"):
         out.pop("dev_fraction", None)
-    for key in ("train", "dev", "gazetteer", "embeddings"):
+    for key in ("train", "dev", "gazetteer", "clusters", "embeddings"):
         if isinstance(out.get(key), str):
             out[key] = os.path.normpath(out[key])
     return out

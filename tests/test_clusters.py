@@ -1,0 +1,95 @@
+"""Word clusters (senna.lm.clusters, senna.features.ClusterFeature): the lexicon's file and
+keys, the feature's ids, k-means, the tokenised text, and refusals of what cannot work."""
+
+import shutil
+
+import numpy as np
+import pytest
+from conftest import FIX
+
+from senna import features as F
+from senna.features import ClusterFeature, Featurizer, Lexicon, cluster_key
+from senna.io.checkpoint import ModelError, load_model
+from senna.lm.clusters import kmeans, tokenise
+from senna.tasks import get_task
+from senna.vocab import Vocab
+
+LEX = Lexicon((4, 8), {"May": (1, 5), "may": (2, 6), "0,000": (3, 7), "the": (0, 0)})
+
+
+def featurizer(specs, lexicon=LEX) -> Featurizer:
+    return Featurizer.fit(specs, [], words=None, lexicon=lexicon)
+
+
+def test_keys_keep_case_and_write_digits_as_zero():
+    assert cluster_key("1,250") == "0,000"
+    assert cluster_key("May") == "May" and cluster_key("B52s") == "B00s"
+
+
+def test_ids_are_the_cluster_of_the_word_as_written_and_rare_outside():
+    fz = featurizer([F.word(4), *F.clusters(4), *F.clusters(8)])
+    ids = fz.encode(["May", "may", "7,500", "MAY", "12,500"])
+    unk, first = Vocab.unk_id, 2   # cluster c is the vocabulary's item str(c), id c + 2
+    assert ids[:, 1].tolist() == [1 + first, 2 + first, 3 + first, unk, unk]
+    assert ids[:, 2].tolist() == [5 + first, 6 + first, 7 + first, unk, unk]
+
+
+def test_presets_add_one_table_per_granularity():
+    names = [s.name for s in get_task("ner").features("senna+clusters")]
+    assert names[-3:] == ["cluster64", "cluster512", "cluster4096"]
+    assert [s.name for s in get_task("pos").features("senna+clusters:512")][-1] == "cluster512"
+    with pytest.raises(ValueError):
+        get_task("pos").features("senna+clusters:64:8")
+
+
+def test_lexicon_round_trips_and_bad_files_are_refused(tmp_path):
+    LEX.save(tmp_path / "c.lst")
+    again = Lexicon.load(tmp_path / "c.lst")
+    assert again.sizes == [4, 8] and again.entries == LEX.entries
+    for text in ("word\t1\n", "#clusters 4\nMay\t9\n", "#clusters 4 8\nMay\t1\n", "",
+                 "#clusters x\n"):
+        (tmp_path / "bad.lst").write_text(text)
+        with pytest.raises(ValueError, match="cluster lexicon|cluster sizes"):
+            Lexicon.load(tmp_path / "bad.lst")
+
+
+def test_a_cluster_feature_needs_a_lexicon_of_its_size():
+    with pytest.raises(ValueError, match="--clusters"):
+        featurizer([*F.clusters(4)], lexicon=None)
+    with pytest.raises(ValueError, match="16 clusters"):
+        featurizer([*F.clusters(16)])
+    assert isinstance(featurizer([*F.clusters(8)]).kinds[0], ClusterFeature)
+
+
+@pytest.mark.slow
+def test_a_model_with_a_corrupt_lexicon_is_a_model_error(tmp_path):
+    pytest.importorskip("torch")
+    from senna.train.loop import TrainConfig, train
+
+    out = tmp_path / "m"
+    train(TrainConfig(task="ner", train=str(FIX / "ner_small.conll"), dev_fraction=0.3,
+                      out=str(out), epochs=1, hidden=8, word_dim=4, threads=1,
+                      features="basic+clusters:64", clusters=str(FIX / "clusters_small.lst")))
+    assert load_model(out).featurizer.lexicon.sizes == [64, 512, 4096]
+    broken = tmp_path / "broken"
+    shutil.copytree(out, broken)
+    (broken / "clusters.lst").write_text("#clusters 64\nword\tnot-a-number\n")
+    with pytest.raises(ModelError, match="corrupt"):
+        load_model(broken)
+
+
+def test_kmeans_separates_well_apart_directions():
+    rng = np.random.default_rng(0)
+    centres = np.eye(3) * 10
+    x = np.concatenate([c + rng.normal(size=(50, 3)) for c in centres])
+    ids = kmeans(x, 3, seed=2)
+    groups = [set(ids[i * 50:(i + 1) * 50].tolist()) for i in range(3)]
+    assert all(len(g) == 1 for g in groups) and len(set.union(*groups)) == 3
+
+
+def test_tokenised_text_keeps_case_and_is_the_taggers_tokens(tmp_path):
+    src = tmp_path / "raw.txt"
+    src.write_text("Mr. Smith paid $1,250 in May.\n\nThe end.\n", encoding="utf-8")
+    text = tokenise([src], tmp_path / "out", workers=1, shards=2, progress=False)
+    assert text.read_text(encoding="utf-8").split("\n") == [
+        "Mr. Smith paid $ 0,000 in May .", "The end .", ""]
