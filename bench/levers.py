@@ -4,6 +4,8 @@ recipe (shipped embeddings, its features, epochs) against the same recipe with `
 <its preset>+chars` (50 filters) or `+chars:30` (30 filters), nothing else changed.
 
     python bench/levers.py --out runs/levers --jobs 2 --seeds 1,2
+    python bench/levers.py --out runs/s25/levers --tasks ner --seeds 1,2,3,4 \
+        --base stack --levers stack-clusters     # NER's network, with and without clusters
 
 Run from the repository root (the recipes name ../shared/data/...).  Every run is an
 ordinary `senna train` command, listed under the table; finished runs are not trained again
@@ -38,6 +40,7 @@ from table4 import recipe_runs_parser, run_all  # noqa: E402
 
 TASKS = ("pos", "ner", "chunk")
 SILVER_OPTIONS = "<the task's silver options>"   # placeholder in LEVERS, replaced by SILVER's
+CLUSTERS = "runs/clusters/clusters.lst"   # written by recipes/clusters.sh
 # run suffix -> (addition to the recipe's features, other training options, row title)
 LEVERS = {"base": ("", [], "shipped recipe"),
           "chars": ("+chars", [], "+ characters (50 filters)"),
@@ -75,7 +78,16 @@ LEVERS = {"base": ("", [], "shipped recipe"),
           "silver": ("", [SILVER_OPTIONS],
                      "+ silver sentences (unlabeled text tagged by 3 taggers' vote)"),
           "silver-patience12": ("", [SILVER_OPTIONS, "--patience", "12"],
-                                "+ silver sentences and patience 12")}
+                                "+ silver sentences and patience 12"),
+          # session 25: cased word clusters from unlabeled text (`senna lm clusters`, written
+          # by recipes/clusters.sh), alone and over NER's shipped network (100 units, stack 3)
+          "clusters": ("+clusters", ["--clusters", CLUSTERS],
+                       "+ word clusters (64, 512, 4096; cased word2vec, k-means)"),
+          "stack": ("", ["--hidden", "100", "--stack", "3"],
+                    "100 hidden units and a second layer over 3 neighbours"),
+          "stack-clusters": ("+clusters", ["--hidden", "100", "--stack", "3",
+                                           "--clusters", CLUSTERS],
+                             "100 units, the second layer and word clusters")}
 # Each task's silver data (recipes/silver.sh): 8,000 sentences of Reuters-21578 (NER,
 # CHUNK) or Wikipedia (POS, enwiki_c) tagged by a vote of three recipe runs, after the gold
 # sentences in one training file, or (CHUNK, whose dev is cut from its training file) apart.
@@ -181,12 +193,14 @@ def speed(out: Path, name: str, repeat: int) -> dict | None:
 
 def table(out: Path, cmds: dict[str, list[str]], tasks: tuple[str, ...], seeds: list[int],
           levers: list[str], repeat: int) -> str:
+    """Gains and speeds against the first of `levers` (the recipe's run unless --base)."""
+    first = levers[0]
     lines = ["| task (dev) | lever | dev score (best epoch), per seed | mean | gain "
              "| minutes to best / total | tagging tokens/s | speed | warm tokens/s | load s |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for task in tasks:
-        base = {s: record(out, run_name(task, "base", s)) for s in seeds}
-        base_speed = speed(out, run_name(task, "base", seeds[0]), repeat)
+        base = {s: record(out, run_name(task, first, s)) for s in seeds}
+        base_speed = speed(out, run_name(task, first, seeds[0]), repeat)
         for lever in levers:
             runs = {s: r for s in seeds if (r := record(out, run_name(task, lever, s)))}
             s = speed(out, run_name(task, lever, seeds[0]), repeat)
@@ -196,10 +210,10 @@ def table(out: Path, cmds: dict[str, list[str]], tasks: tuple[str, ...], seeds: 
                 continue
             mean = sum(r["score"] for r in runs.values()) / len(runs)
             paired = [r["score"] - base[k]["score"] for k, r in runs.items() if base[k]]
-            gain = f"{sum(paired) / len(paired):+.2f}" if lever != "base" and paired else ""
+            gain = f"{sum(paired) / len(paired):+.2f}" if lever != first and paired else ""
             rate = s["tokens"] / s["cpu"] if s else None
             ratio = f"{rate / (base_speed['tokens'] / base_speed['cpu']):.2f}×" \
-                if lever != "base" and rate and base_speed else ""
+                if lever != first and rate and base_speed else ""
             scores = ", ".join(f"{r['score']:.2f} ({r['epoch']})" for r in runs.values())
             to_best = sum(r["to_best"] for r in runs.values()) / len(runs) / 60
             total = sum(r["total"] for r in runs.values()) / len(runs) / 60
@@ -226,12 +240,14 @@ def main() -> int:
     p.add_argument("--seeds", default="1", help="comma-separated seeds")
     p.add_argument("--levers", default=",".join(LEVERS), help="comma-separated rows")
     p.add_argument("--repeat", type=int, default=3, help="tagging passes per model (best)")
+    p.add_argument("--base", default="base", help="the lever the others are measured against "
+                   "(default: base, the recipe itself)")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     tasks = tuple(a.tasks.split(","))
     seeds = [int(x) for x in a.seeds.split(",")]
-    levers = ["base", *(x for x in a.levers.split(",") if x != "base")]
+    levers = [a.base, *(x for x in a.levers.split(",") if x != a.base)]
     unknown = set(levers) - set(LEVERS)
     if unknown:
         p.error(f"unknown levers {sorted(unknown)}; known: {', '.join(LEVERS)}")

@@ -30,7 +30,7 @@ from senna.text.normalize import (
     suffix,
     suffixes,
 )
-from senna.vocab import Vocab
+from senna.vocab import FileIndex, Vocab
 
 
 @dataclass(frozen=True)
@@ -182,45 +182,83 @@ def cluster_key(word: str) -> str:
 class Lexicon:
     """Cased word keys (`cluster_key`) -> one cluster id per granularity (senna.lm.clusters
     builds it).  File: a header ``#clusters <size> <size> ...``, then ``key<TAB>id<TAB>id
-    ...`` lines, most frequent words first."""
+    ...`` lines, most frequent words first.
+
+    Why not a dict: 150,000 keys as strings and tuples cost about 30 MB in a tagger that
+    stays under 150 MB; here the keys stay one block of bytes (`FileIndex`, searched, then
+    indexed at 21 bytes a key once lookups pay for it) and the ids one uint16 array."""
 
     def __init__(self, sizes: Sequence[int], entries: Mapping[str, Sequence[int]]):
-        self.sizes = [int(s) for s in sizes]
-        self.entries = {k: tuple(int(i) for i in v) for k, v in entries.items()}
+        keys = list(entries)
+        if any(not k or k != k.strip() or "\n" in k or "\t" in k for k in keys):
+            raise ValueError("cluster lexicon keys must be words without white space")
+        ids = np.array([tuple(v) for v in entries.values()], dtype=np.int64)
+        self._set(sizes, "".join(k + "\n" for k in keys).encode("utf-8", "surrogatepass"),
+                  ids.reshape(len(keys), len(sizes)), "cluster lexicon")
 
-    def lookup(self, words: Sequence[str], size: int) -> list[int]:
-        """The words' cluster ids at granularity `size`; -1 for words not in the lexicon."""
-        j = self.sizes.index(size)
-        get = self.entries.get
-        return [-1 if e is None else e[j] for e in map(get, map(cluster_key, words))]
+    def _set(self, sizes: Sequence[int], keys: bytes, ids: np.ndarray, name: str) -> None:
+        self.sizes = [int(s) for s in sizes]
+        if not self.sizes or any(not 2 <= n <= 65535 for n in self.sizes) \
+                or ids.shape[1:] != (len(self.sizes),) \
+                or (ids.size and ((ids < 0) | (ids >= self.sizes)).any()):
+            raise ValueError(f"{name}: sizes must be 2..65535 and each id below its size")
+        self._keys = FileIndex(keys, name)
+        if len(self._keys) != len(ids):
+            raise ValueError(f"{name}: {len(self._keys)} keys for {len(ids)} rows of ids")
+        self._ids = ids.astype(np.uint16)
+
+    @property
+    def entries(self) -> dict[str, tuple[int, ...]]:
+        """key -> ids (a dict made on demand: for tests and inspection, not lookups)."""
+        return dict(zip(self._keys.items, map(tuple, self._ids.tolist()), strict=True))
+
+    def lookup(self, words: Sequence[str], size: int) -> np.ndarray:
+        """[len(words)] cluster ids at granularity `size`; -1 for words not in the lexicon."""
+        rows = np.asarray(self._keys.ids([cluster_key(w) for w in words], -1), dtype=np.int64)
+        column = self._ids[:, self.sizes.index(size)].astype(np.int64)
+        return np.where(rows >= 0, column[rows], -1)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Lexicon:
-        entries: dict[str, tuple[int, ...]] = {}
-        with open(path, encoding="utf-8", errors="replace") as f:
-            head = f.readline().split()
-            try:
-                if head[0] != "#clusters":
-                    raise ValueError
-                sizes = [int(s) for s in head[1:]]
-                for line in f:
-                    key, *ids = line.rstrip("\n").split("\t")
-                    if len(ids) != len(sizes) or not all(0 <= int(i) < n for i, n in
-                                                          zip(ids, sizes, strict=True)):
-                        raise ValueError
-                    entries[key] = tuple(map(int, ids))
-            except (IndexError, ValueError):
-                raise ValueError(f"{path}: not a cluster lexicon ('#clusters <size> ...', "
-                                 f"then 'word<TAB>id ...' lines)") from None
-        if not sizes:
-            raise ValueError(f"{path}: no cluster sizes in its header")
-        return cls(sizes, entries)
+        """Checked by a regular expression and parsed by NumPy, never a Python object per
+        line, so that loading does not raise the tagger's peak memory."""
+        with open(path, "rb") as f:
+            head, _, body = f.read().partition(b"\n")
+        try:
+            words = head.split()
+            if not words or words[0] != b"#clusters":
+                raise ValueError
+            sizes = [int(s) for s in words[1:]]
+            if body and not body.endswith(b"\n"):
+                body += b"\n"
+            bad = rb"(?m)^(?![^\t\n\r ]+(?:\t[0-9]+){%d}$)" % len(sizes)  # a line not so
+            if body and re.search(bad, body[:-1]):
+                raise ValueError
+            raw = np.frombuffer(body, dtype=np.uint8)
+            ends = np.flatnonzero(raw == 10)
+            first_tabs = np.flatnonzero(raw == 9)[:: len(sizes)]   # each line has len(sizes)
+            mark = np.zeros(len(raw) + 1, dtype=np.int8)           # +1 from a line's start,
+            np.add.at(mark, np.r_[0, ends[:-1] + 1], 1)            # -1 from its first tab:
+            np.add.at(mark, first_tabs, -1)                        # the key's bytes are > 0
+            in_key = np.cumsum(mark[:-1], dtype=np.int8) > 0
+            in_key[ends] = True                                     # one key a line
+            keys = raw[in_key].tobytes()
+            ids = np.fromstring(raw[~in_key].tobytes().decode("ascii"), dtype=np.int64,
+                                sep=" ") if body else np.zeros(0, np.int64)
+            lexicon = cls.__new__(cls)
+            lexicon._set(sizes, keys, ids.reshape(-1, len(sizes)), str(path))
+            lexicon._keys.built()   # distinct keys, valid UTF-8: checked now, not in use
+        except ValueError as e:
+            detail = f" ({e})" if str(e) else ""
+            raise ValueError(f"{path}: not a cluster lexicon ('#clusters <size> ...', then "
+                             f"'word<TAB>id ...' lines){detail}") from None
+        return lexicon
 
     def save(self, path: str | os.PathLike) -> None:
         with open(path, "w", encoding="utf-8") as f:
             f.write("#clusters " + " ".join(map(str, self.sizes)) + "\n")
             f.writelines(k + "\t" + "\t".join(map(str, v)) + "\n"
-                         for k, v in self.entries.items())
+                         for k, v in zip(self._keys.items, self._ids.tolist(), strict=True))
 
 
 class Feature:
@@ -416,8 +454,8 @@ class ClusterFeature(Feature):
 
     def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
         offset = len(self.vocab) - int(self.spec.arg)   # cluster i is item str(i)
-        return [Vocab.unk_id if c < 0 else c + offset
-                for c in self.lexicon.lookup(words, int(self.spec.arg))]
+        found = self.lexicon.lookup(words, int(self.spec.arg))
+        return np.where(found < 0, Vocab.unk_id, found + offset)
 
 
 class GazetteerFeature(Feature):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from pathlib import Path
 
 from senna.cli.args import Parser, UsageError, add_options
@@ -103,6 +104,9 @@ def clusters(args: argparse.Namespace) -> int:
         import gensim  # noqa: F401
     except ImportError as e:
         raise ValueError(f"word clusters need gensim: pip install gensim ({e})") from None
+    # gensim reports word2vec's progress through logging (a line every few seconds)
+    logging.basicConfig(format="%(asctime)s %(message)s", level=logging.WARNING)
+    logging.getLogger("gensim.models.word2vec").setLevel(logging.INFO)
     text = Path(args.out) / "text.txt"
     if not text.exists():
         for s in args.sources:
