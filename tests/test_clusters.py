@@ -94,3 +94,19 @@ def test_tokenised_text_keeps_case_and_is_the_taggers_tokens(tmp_path):
     text = tokenise([src], tmp_path / "out", workers=1, shards=2, progress=False)
     assert text.read_text(encoding="utf-8").split("\n") == [
         "Mr. Smith paid $ 0,000 in May .", "The end .", ""]
+
+
+def test_build_clusters_the_frequent_words_into_a_lexicon_the_feature_reads(tmp_path):
+    pytest.importorskip("gensim")   # not a test dependency: skipped where it is missing
+    from senna.lm.clusters import build
+
+    text = tmp_path / "text.txt"
+    rng = np.random.default_rng(0)
+    days, names = ["Monday", "Tuesday", "Friday"], ["Smith", "Jones", "Brown"]
+    text.write_text("".join(f"on {rng.choice(days)} Mr. {rng.choice(names)} left .\n"
+                            for _ in range(300)), encoding="utf-8")
+    out = build(text, tmp_path / "c", sizes=(2, 3), words=8, dim=8, epochs=2, min_count=1,
+                workers=1)
+    lexicon = Lexicon.load(out / "clusters.lst")
+    assert lexicon.sizes == [2, 3] and len(lexicon.entries) == 8
+    assert featurizer([*F.clusters(3)], lexicon).encode(["Smith", "nobody"])[1, 0] == 1

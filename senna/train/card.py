@@ -68,6 +68,17 @@ def teachers_text(cfg: dict) -> list[str]:
             f"`senna.train.distill`){made}"]
 
 
+def clusters_text(cfg: dict, source: dict | None) -> list[str]:
+    """The cluster lexicon's line: where it came from (senna.lm.clusters)."""
+    if not cfg.get("clusters"):
+        return []
+    how = (f": {source['words']:,} cased words of the language model's text clustered at "
+           f"{', '.join(map(str, source['sizes']))} ({source['algorithm']}; `bash "
+           "recipes/clusters.sh`; that text's licence applies too)") if source else ""
+    return [f"- Word clusters from `{cfg['clusters']}`, stored beside the model as "
+            f"`clusters.lst`{how}"]
+
+
 def card_text(config: dict) -> str:
     tr = config.get("training", {})
     cfg = tr.get("config", {})
@@ -109,6 +120,7 @@ def card_text(config: dict) -> str:
               "trained without the fold it tags)" if cfg.get("jackknife") else "")
            + ": the dev scores below are with those predicted inputs"]
           if cfg.get("predicted_columns") else []),
+        *clusters_text(cfg, tr.get("clusters_source")),
         *teachers_text(cfg),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}",
         f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "

@@ -82,6 +82,9 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
         source = Path(f"{path}{SOURCE_SUFFIX}")   # a file senna.train.silver wrote
         if path and source.is_file():
             info["training"][key] = json.loads(source.read_text(encoding="utf-8"))
+    built = Path(cfg.clusters).with_name("clusters.json") if cfg.clusters else None
+    if built is not None and built.is_file():   # how `senna lm clusters` made the lexicon
+        info["training"]["clusters_source"] = json.loads(built.read_text(encoding="utf-8"))
     j = featurizer.index(WordFeature)
     if cfg.embeddings:
         _, divisor = initial_embeddings(net, featurizer, cfg.embeddings)
