@@ -265,3 +265,16 @@ def test_streamed_stacked_layer_equals_the_second_layer_over_padded_sentences(st
             start += length
         want = np.concatenate(rows)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_distinct_rows_stay_exact_where_the_packed_key_would_overflow():
+    from senna.runtime.kernels import distinct_rows
+
+    rng = np.random.default_rng(0)
+    # words, spellings and clusters together: the sizes' product is far beyond 2**63
+    sizes = [130_000, 20_000, 4098, 514, 66, 6, 3, 3]
+    ids = np.stack([rng.integers(0, n, 500) for n in sizes], axis=1)
+    ids = np.concatenate([ids, ids[::3]])                     # some rows twice
+    rows, inverse = distinct_rows(ids, sizes)
+    np.testing.assert_array_equal(rows[inverse], ids)
+    assert len(rows) == len(np.unique(ids, axis=0)) == 500

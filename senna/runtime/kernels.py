@@ -75,17 +75,21 @@ def _flat(ids: np.ndarray, lengths: Sequence[int], half: int) -> tuple[np.ndarra
 def distinct_rows(ids: np.ndarray, sizes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """ids [L, F] (column j below sizes[j]) -> (distinct rows [U, F], index of each row's
     distinct row [L]): rows are packed into one integer key and sorted, much faster than
-    np.unique over rows."""
+    np.unique over rows.  Where the sizes' product would overflow the 64-bit key (many
+    features: words, gazetteers, spellings and clusters together), the key packed so far is
+    first renumbered by its distinct values (at most L), so that packing stays exact."""
     key = np.zeros(len(ids), dtype=np.int64)
+    span = 1   # a Python int: the product of the sizes packed into the key so far
     for j, size in enumerate(sizes):
+        if span * size >= 2**63:
+            _, key = np.unique(key, return_inverse=True)
+            key = key.reshape(-1).astype(np.int64)
+            span = int(key.max(initial=0)) + 1
         key *= size
         key += ids[:, j]
-    uniq, inverse = np.unique(key, return_inverse=True)
-    rows = np.empty((len(uniq), len(sizes)), dtype=ids.dtype)
-    for j in range(len(sizes) - 1, -1, -1):
-        rows[:, j] = uniq % sizes[j]
-        uniq //= sizes[j]
-    return rows, inverse.reshape(-1)
+        span *= size
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return ids[first], inverse.reshape(-1)
 
 
 BLOCK = 256    # words per block of a window layer's output (stays in cache)
