@@ -139,5 +139,5 @@ def test_the_document_feature_is_for_word_taggers_only():
     assert TASKS["ner"].features("senna+document")[-1] == \
         FeatureSpec("doc_ner", "document", 5, "ner")
     assert TASKS["ner"].features("basic+document:8")[-1].dim == 8
-    with pytest.raises(ValueError, match=r"'\+chars\+pos"):
+    with pytest.raises(ValueError, match=r"'\+chars\+clusters\+pos"):
         TASKS["srl"].features("senna+document")
