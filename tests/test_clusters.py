@@ -110,3 +110,18 @@ def test_build_clusters_the_frequent_words_into_a_lexicon_the_feature_reads(tmp_
     lexicon = Lexicon.load(out / "clusters.lst")
     assert lexicon.sizes == [2, 3] and len(lexicon.entries) == 8
     assert featurizer([*F.clusters(3)], lexicon).encode(["Smith", "nobody"])[1, 0] == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--sizes", "abc"], "--sizes: expected numbers"),
+    (["--sizes", "64,1"], "at least 2"),
+    (["--sizes", "64", "--words", "10"], "at most --words"),
+])
+def test_senna_lm_clusters_refuses_bad_settings_in_one_line(tmp_path, capsys, args, message):
+    from senna.cli.main import main
+
+    src = tmp_path / "raw.txt"
+    src.write_text("Some text .\n", encoding="utf-8")
+    assert main(["lm", "clusters", str(src), "--out", str(tmp_path / "c"), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("senna: error:") and message in err and "Traceback" not in err
