@@ -206,6 +206,7 @@ class Lexicon:
         if len(self._keys) != len(ids):
             raise ValueError(f"{name}: {len(self._keys)} keys for {len(ids)} rows of ids")
         self._ids = ids.astype(np.uint16)
+        self._last: tuple[Sequence[str], np.ndarray] | None = None
 
     @property
     def entries(self) -> dict[str, tuple[int, ...]]:
@@ -213,10 +214,14 @@ class Lexicon:
         return dict(zip(self._keys.items, map(tuple, self._ids.tolist()), strict=True))
 
     def lookup(self, words: Sequence[str], size: int) -> np.ndarray:
-        """[len(words)] cluster ids at granularity `size`; -1 for words not in the lexicon."""
-        rows = np.asarray(self._keys.ids([cluster_key(w) for w in words], -1), dtype=np.int64)
-        column = self._ids[:, self.sizes.index(size)].astype(np.int64)
-        return np.where(rows >= 0, column[rows], -1)
+        """[len(words)] cluster ids at granularity `size`; -1 for words not in the lexicon.
+        The Featurizer asks once per granularity with the same list of new words: the keys
+        are looked up for the first and kept for the others."""
+        if self._last is None or self._last[0] is not words:
+            rows = np.asarray(self._keys.ids([cluster_key(w) for w in words], -1), np.int64)
+            self._last = (words, rows)
+        rows = self._last[1]
+        return np.where(rows >= 0, self._ids[rows, self.sizes.index(size)].astype(np.int64), -1)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Lexicon:
@@ -237,9 +242,9 @@ class Lexicon:
             raw = np.frombuffer(body, dtype=np.uint8)
             ends = np.flatnonzero(raw == 10)
             first_tabs = np.flatnonzero(raw == 9)[:: len(sizes)]   # each line has len(sizes)
-            mark = np.zeros(len(raw) + 1, dtype=np.int8)           # +1 from a line's start,
-            np.add.at(mark, np.r_[0, ends[:-1] + 1], 1)            # -1 from its first tab:
-            np.add.at(mark, first_tabs, -1)                        # the key's bytes are > 0
+            mark = np.zeros(len(raw) + 1, dtype=np.int8)           # +1 at a line's start,
+            mark[np.r_[0, ends[:-1] + 1]] = 1                      # -1 at its first tab (keys
+            mark[first_tabs] = -1                                  # are never empty): > 0 in it
             in_key = np.cumsum(mark[:-1], dtype=np.int8) > 0
             in_key[ends] = True                                     # one key a line
             keys = raw[in_key].tobytes()

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
 
-from senna.features import Lexicon, cluster_key
+from senna.features import CLUSTER_SIZES, Lexicon, cluster_key
 from senna.lm.corpus import articles
 from senna.text.tokenize import tokenize
 
@@ -59,11 +60,10 @@ def tokenise(sources: Sequence[str | os.PathLike], out: str | os.PathLike, *, wo
                         disable=not progress):
             fut.result()
     text = out / "text.txt"
-    with open(text, "w", encoding="utf-8") as f:
+    with open(text, "wb") as f:
         for *_, shard in jobs:
-            with open(shard, encoding="utf-8") as s:
-                for line in s:
-                    f.write(line)
+            with open(shard, "rb") as s:
+                shutil.copyfileobj(s, f)
             os.remove(shard)
     return text
 
@@ -86,9 +86,10 @@ def kmeans(x: np.ndarray, k: int, *, iterations: int = 25, seed: int = 1) -> np.
     return assign
 
 
-def build(text: str | os.PathLike, out: str | os.PathLike, *, sizes: Sequence[int] = (64, 512,
-          4096), words: int = 150_000, dim: int = 100, window: int = 5, epochs: int = 5,
-          min_count: int = 5, workers: int = 2, seed: int = 1) -> Path:
+def build(text: str | os.PathLike, out: str | os.PathLike, *,
+          sizes: Sequence[int] = CLUSTER_SIZES, words: int = 150_000, dim: int = 100,
+          window: int = 5, epochs: int = 5, min_count: int = 5, workers: int = 2,
+          seed: int = 1) -> Path:
     """word2vec (CBOW) on `text` -> k-means of the `words` most frequent keys' vectors at each
     granularity -> `out`/clusters.lst and clusters.json (the settings)."""
     from gensim.models import Word2Vec
