@@ -100,7 +100,8 @@ def main() -> int:
     p.add_argument("--model", help="a `senna lm train` directory to start from")
     p.add_argument("--size", type=int, default=100_000, help="dictionary size")
     p.add_argument("--seconds", type=float, default=20)
-    p.add_argument("--batch", type=int, default=4096)
+    p.add_argument("--batch", default="4096",
+                   help="windows per step; a comma list measures each (default: 4096)")
     p.add_argument("--negatives", type=int, default=4)
     p.add_argument("--device", default="auto")
     p.add_argument("--setups", default="1x1,1x2,2x1",
@@ -109,18 +110,20 @@ def main() -> int:
     print("| processes x threads | device | batch | negatives | dictionary | windows/s "
           "| corruptions/s | windows needing a backward pass |")
     print("|---|---|---|---|---|---|---|---|")
+    batches = [int(b) for b in a.batch.split(",")]
     for setup in a.setups.split(","):
         procs, threads = (int(x) for x in setup.split("x"))
-        cfg = LMConfig(corpus=a.corpus, batch=a.batch, negatives=a.negatives,
-                       threads=threads, device=a.device)
-        if procs > 1:
-            r = measure_ddp(cfg, a.model, a.size, a.seconds, procs)
-        else:
-            r = measure(cfg, a.model, a.size, a.seconds)
-        print(f"| {procs} x {threads} | {r['device']} | {a.batch} | {a.negatives} "
-              f"| {r['size']:,} | {r['windows_per_s']:,.0f} "
-              f"| {r['windows_per_s'] * a.negatives:,.0f} | {100 * r['active']:.0f}% |",
-              flush=True)
+        for batch in batches:
+            cfg = LMConfig(corpus=a.corpus, batch=batch, negatives=a.negatives,
+                           threads=threads, device=a.device)
+            if procs > 1:
+                r = measure_ddp(cfg, a.model, a.size, a.seconds, procs)
+            else:
+                r = measure(cfg, a.model, a.size, a.seconds)
+            print(f"| {procs} x {threads} | {r['device']} | {batch} | {a.negatives} "
+                  f"| {r['size']:,} | {r['windows_per_s']:,.0f} "
+                  f"| {r['windows_per_s'] * a.negatives:,.0f} | {100 * r['active']:.0f}% |",
+                  flush=True)
     return 0
 
 

@@ -318,3 +318,41 @@ def test_lm_command_errors_are_one_line(tmp_path, capsys):
     assert "dictionaries must grow" in capsys.readouterr().err
     assert senna_main(["lm", "prepare", str(tmp_path / "missing.txt"), "--out",
                        str(tmp_path / "c")]) == 1
+
+
+def test_the_gpu_slice_keeps_the_dictionary_and_whole_padded_sentences(corpus_dir, tmp_path):
+    """`recipes/lm_gpu.py`: the corpus slice that travels to a GPU machine trains like the
+    full corpus (same dictionary, sentences whole and padded, rarer words RARE)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "recipes" / "lm_gpu.py"
+    spec = importlib.util.spec_from_file_location("lm_gpu", path)
+    lm_gpu = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lm_gpu)
+    full = Corpus(corpus_dir)
+    size = 20
+    lm_gpu.pack(corpus_dir, size, tokens=len(full.ids("train")) // 2, blocks=4,
+                out=tmp_path / "packed")
+    lm_gpu.unpack(tmp_path / "packed", tmp_path / "corpus")
+    part = Corpus(tmp_path / "corpus")
+    assert part.words == full.words[:size]
+    assert part.coverage(size) == pytest.approx(full.coverage(size))
+    ids, whole = np.asarray(part.ids("train")), np.asarray(full.ids("train"))
+    assert 0.3 < len(ids) / len(whole) < 0.6 and ids.max() < size
+    assert (ids[:5] == 0).all() and (ids[-5:] == 0).all()
+    edges = np.flatnonzero(np.diff(np.r_[0, (ids == 0).astype(int), 0]))
+    assert (edges[1::2] - edges[::2]).min() >= 5
+    # every sentence of the slice is a sentence of the full corpus, rare words as RARE
+    sentences = {tuple(np.where(s < size, s, 1))
+                 for s in np.split(whole, np.flatnonzero(whole == 0))}
+    assert all(tuple(s) in sentences for s in np.split(ids, np.flatnonzero(ids == 0)))
+    assert np.array_equal(part.ids("heldout"), np.where(full.ids("heldout") < size,
+                                                        full.ids("heldout"), 1))
+    cfg = LMConfig(corpus=str(tmp_path / "corpus"), out=str(tmp_path / "m"), batch=32,
+                   stages=[[size, 2000]], eval_windows=200, device="cpu")
+    train_lm(cfg, progress=False)
+    from senna.lm.export import export
+
+    card = (export(tmp_path / "m", tmp_path / "e") / "MODEL_CARD.md").read_text()
+    assert "a slice of that text" in card and f"{100 * full.coverage(size):.1f}%" in card

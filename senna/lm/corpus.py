@@ -206,4 +206,6 @@ class Corpus:
     def coverage(self, size: int) -> float:
         """Share of running words inside the dictionary of `size` entries (with specials)."""
         c = self.counts
-        return float(c[2:size].sum() / max(c[2:].sum(), 1))
+        # a slice (`recipes/lm_gpu.py pack`) lists only its dictionary and counts the rest
+        rest = int(self.meta.get("outside_dictionary", 0))
+        return float(c[2:size].sum() / max(c[2:].sum() + rest, 1))

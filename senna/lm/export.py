@@ -31,7 +31,8 @@ def export(model_dir: str | os.PathLike, to: str | os.PathLike, fmt: str = "senn
     meta = {"model": "ranking language model (Collobert et al. 2011, section 4)",
             "config": config, "stages_done": state["stage"], "history": history,
             "corpus": {k: corpus.meta[k] for k in ("sources", "words", "tokenizer",
-                                                  "normalisation", "heldout_every")},
+                                                  "normalisation", "heldout_every", "slice")
+                       if k in corpus.meta},
             "command": "senna lm export (see MODEL_CARD.md)"}
     if fmt == "text":
         write_embeddings(to, words, vectors)
@@ -70,6 +71,12 @@ def card(meta: dict, count: int, dim: int, dtype: str, coverage: dict[int, float
         "",
     ]
     lines += [f"- `{Path(s['path']).name}`" for s in corpus["sources"]]
+    if "slice" in corpus:
+        part = corpus["slice"]
+        lines += ["", f"The last run read a slice of that text: {part['train_words']:,} of its "
+                  f"{part['corpus_train_words']:,} training words, an even spread cut at "
+                  "sentence ends, and the whole held-out part (`python recipes/lm_gpu.py "
+                  "pack`, so that the corpus travels to a GPU machine)."]
     lines += [
         "",
         "Wikipedia text is CC BY-SA 3.0. Reuters-21578 is distributed for research purposes "

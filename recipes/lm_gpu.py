@@ -1,0 +1,110 @@
+"""The ranking language model on one GPU, from a corpus small enough to travel to it.
+
+    python recipes/lm_gpu.py pack [--corpus runs/lm/corpus] [--tokens 40M]   # here, on CPU
+    python recipes/lm_gpu.py unpack                                          # there
+    bash recipes/lm-gpu.sh                                                   # there: all of it
+
+Why a slice: the `device` tool's GPU machine is reached only through a copy of the working tree
+(64 MiB with the repository), so the prepared corpus (`senna lm prepare`, 133M words, 540 MB
+of ids) cannot go whole.  `pack` keeps the dictionary of the shipped embeddings (130,000
+words: every rarer word is RARE to the model anyway, which also compresses better), takes an
+even spread of the training text (the same share of every source, cut at sentence ends) and
+the whole held-out slice, and writes them xz-compressed to `.gpu/corpus` (ignored by git;
+name it in the tool's `carry`).  `unpack` writes an ordinary prepared corpus from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import lzma
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from senna.lm.corpus import Corpus
+
+PACKED = Path(".gpu/corpus")
+UNPACKED = Path("runs/lm-gpu/corpus")
+FILES = ("train.ids", "heldout.ids")
+
+
+def _number(text: str) -> int:
+    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:].lower(), 1)
+    return int(float(text[:-1] if scale > 1 else text) * scale)
+
+
+def spread(ids: np.ndarray, tokens: int, blocks: int, pad: int) -> np.ndarray:
+    """About `tokens` ids: the head of each of `blocks` equal blocks of `ids`, each cut after a
+    sentence end (a PADDING id) and joined by `pad` PADDING ids, so every window stays a slice
+    padded as in the full corpus."""
+    step, take = len(ids) // blocks, min(len(ids) // blocks, tokens // blocks)
+    parts = []
+    for b in range(blocks):
+        head = ids[b * step: b * step + take]
+        ends = np.flatnonzero(head == 0)  # a block starts and ends between sentences
+        if len(ends) > 1:
+            parts += [head[ends[0]: ends[-1] + 1], np.zeros(pad, np.uint32)]
+    return np.concatenate([np.zeros(pad, np.uint32), *parts])
+
+
+def pack(corpus: Path, size: int, tokens: int, blocks: int = 200, out: Path = PACKED) -> None:
+    """Write the slice of `corpus` (see module doc) to `out`."""
+    meta = json.loads((corpus / "corpus.json").read_text())
+    pad = meta["pad"]
+    out.mkdir(parents=True, exist_ok=True)
+    with open(corpus / "vocab.tsv", encoding="utf-8") as f:
+        vocab = [next(f) for _ in range(size)]
+    (out / "vocab.tsv").write_text("".join(vocab), encoding="utf-8")
+    for name in FILES:
+        ids = np.fromfile(corpus / name, dtype=np.uint32)
+        if name == "train.ids":
+            ids = spread(ids, tokens, blocks, pad)
+        ids = np.where(ids < size, ids, np.uint32(1))  # RARE: what the model sees anyway
+        with lzma.open(out / f"{name}.xz", "wb", preset=9) as f:
+            f.write(ids.astype(np.uint32).tobytes())
+        meta.setdefault("slots", {})[name.split(".")[0]] = int(len(ids))
+        meta.setdefault("words", {})[name.split(".")[0]] = int((ids != 0).sum())
+    full = Corpus(corpus)
+    counts = full.counts
+    meta["vocab_size"] = size
+    meta["outside_dictionary"] = int(counts[size:].sum())  # keeps `Corpus.coverage` right
+    meta["slice"] = {"of": str(corpus), "train_words": meta["words"]["train"],
+                     "corpus_train_words": full.meta["words"]["train"], "dictionary": size,
+                     "blocks": blocks}
+    (out / "corpus.json").write_text(json.dumps(meta, indent=2) + "\n")
+    total = sum(p.stat().st_size for p in out.iterdir())
+    print(f"{out}: {meta['words']['train']:,} training words, {total / 2**20:.1f} MiB")
+
+
+def unpack(src: Path = PACKED, dst: Path = UNPACKED) -> None:
+    """`pack`'s slice -> a prepared corpus (ids only: the language model reads no caps)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in ("vocab.tsv", "corpus.json"):
+        shutil.copy(src / name, dst / name)
+    for name in FILES:
+        with lzma.open(src / f"{name}.xz") as f, open(dst / name, "wb") as g:
+            shutil.copyfileobj(f, g, 1 << 24)
+    print(f"{dst}: unpacked")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    pk = sub.add_parser("pack")
+    pk.add_argument("--corpus", default="runs/lm/corpus", type=Path)
+    pk.add_argument("--size", type=int, default=130_000, help="dictionary (with PADDING, RARE)")
+    pk.add_argument("--tokens", type=_number, default=40_000_000)
+    sub.add_parser("unpack")
+    a = p.parse_args()
+    if a.command == "pack":
+        pack(a.corpus, a.size, a.tokens)
+    else:
+        unpack()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
