@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The ranking language model on one GPU, going on from the shipped embeddings:
-#   here:  python recipes/lm_gpu.py pack          (a 40M-word slice of runs/lm/corpus -> .gpu/)
-#   there: bash recipes/lm-gpu.sh [MINUTES]       (the `device` tool: carry .gpu; OUT is set)
+#   here:  python recipes/lm_gpu.py pack          (a 33M-word slice of runs/lm/corpus -> .gpu/;
+#          --part 1, 2, 3 pack the next slices, for later calls: the tree is sent on each call)
+#   there: bash recipes/lm-gpu.sh [MINUTES]       (the `device` tool: carry .gpu; OUT is set;
+#          the other models may stay behind: only senna/models/embeddings is read)
+# A second call on the warm machine resumes from runs/lm-gpu/model (its ignored outputs stay).
 # It prints the throughput table (bench/lm_speed.py on the GPU), trains for MINUTES (default 5)
 # with recipes/lm-gpu.json, and exports the embeddings (with the hidden layers) to $OUT/embeddings.
 set -euo pipefail

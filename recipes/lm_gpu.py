@@ -1,6 +1,6 @@
 """The ranking language model on one GPU, from a corpus small enough to travel to it.
 
-    python recipes/lm_gpu.py pack [--corpus runs/lm/corpus] [--tokens 40M]   # here, on CPU
+    python recipes/lm_gpu.py pack [--corpus runs/lm/corpus] [--tokens 40M] [--part 0]  # here
     python recipes/lm_gpu.py unpack                                          # there
     bash recipes/lm-gpu.sh                                                   # there: all of it
 
@@ -36,21 +36,28 @@ def _number(text: str) -> int:
     return int(float(text[:-1] if scale > 1 else text) * scale)
 
 
-def spread(ids: np.ndarray, tokens: int, blocks: int, pad: int) -> np.ndarray:
-    """About `tokens` ids: the head of each of `blocks` equal blocks of `ids`, each cut after a
-    sentence end (a PADDING id) and joined by `pad` PADDING ids, so every window stays a slice
-    padded as in the full corpus."""
-    step, take = len(ids) // blocks, min(len(ids) // blocks, tokens // blocks)
+def spread(ids: np.ndarray, tokens: int, blocks: int, pad: int, part: int = 0) -> np.ndarray:
+    """About `tokens` ids: the `part`-th stretch of that length in each of `blocks` equal
+    blocks of `ids` (parts 0, 1, ... follow each other, so successive GPU calls can read the
+    whole corpus a slice at a time), each cut at sentence ends (PADDING ids) and joined by
+    `pad` PADDING ids, so every window stays a slice padded as in the full corpus."""
+    step = len(ids) // blocks
+    take = min(step, tokens // blocks)
+    if (part + 1) * take > step:
+        raise ValueError(f"part {part}: the blocks hold only {step // take} parts of "
+                         f"{take:,} ids")
     parts = []
     for b in range(blocks):
-        head = ids[b * step: b * step + take]
+        start = b * step + part * take
+        head = ids[start: start + take]
         ends = np.flatnonzero(head == 0)  # a block starts and ends between sentences
         if len(ends) > 1:
             parts += [head[ends[0]: ends[-1] + 1], np.zeros(pad, np.uint32)]
     return np.concatenate([np.zeros(pad, np.uint32), *parts])
 
 
-def pack(corpus: Path, size: int, tokens: int, blocks: int = 200, out: Path = PACKED) -> None:
+def pack(corpus: Path, size: int, tokens: int, blocks: int = 200, out: Path = PACKED,
+         part: int = 0) -> None:
     """Write the slice of `corpus` (see module doc) to `out`."""
     meta = json.loads((corpus / "corpus.json").read_text())
     pad = meta["pad"]
@@ -61,7 +68,7 @@ def pack(corpus: Path, size: int, tokens: int, blocks: int = 200, out: Path = PA
     for name in FILES:
         ids = np.fromfile(corpus / name, dtype=np.uint32)
         if name == "train.ids":
-            ids = spread(ids, tokens, blocks, pad)
+            ids = spread(ids, tokens, blocks, pad, part)
         ids = np.where(ids < size, ids, np.uint32(1))  # RARE: what the model sees anyway
         with lzma.open(out / f"{name}.xz", "wb", preset=9) as f:
             f.write(ids.astype(np.uint32).tobytes())
@@ -73,7 +80,7 @@ def pack(corpus: Path, size: int, tokens: int, blocks: int = 200, out: Path = PA
     meta["outside_dictionary"] = int(counts[size:].sum())  # keeps `Corpus.coverage` right
     meta["slice"] = {"of": str(corpus), "train_words": meta["words"]["train"],
                      "corpus_train_words": full.meta["words"]["train"], "dictionary": size,
-                     "blocks": blocks}
+                     "blocks": blocks, "part": part}
     (out / "corpus.json").write_text(json.dumps(meta, indent=2) + "\n")
     total = sum(p.stat().st_size for p in out.iterdir())
     print(f"{out}: {meta['words']['train']:,} training words, {total / 2**20:.1f} MiB")
@@ -97,10 +104,12 @@ def main() -> int:
     pk.add_argument("--corpus", default="runs/lm/corpus", type=Path)
     pk.add_argument("--size", type=int, default=130_000, help="dictionary (with PADDING, RARE)")
     pk.add_argument("--tokens", type=_number, default=40_000_000)
+    pk.add_argument("--part", type=int, default=0,
+                    help="which slice of that size (0, 1, ...: each call can read another)")
     sub.add_parser("unpack")
     a = p.parse_args()
     if a.command == "pack":
-        pack(a.corpus, a.size, a.tokens)
+        pack(a.corpus, a.size, a.tokens, part=a.part)
     else:
         unpack()
     return 0

@@ -349,6 +349,13 @@ def test_the_gpu_slice_keeps_the_dictionary_and_whole_padded_sentences(corpus_di
     assert all(tuple(s) in sentences for s in np.split(ids, np.flatnonzero(ids == 0)))
     assert np.array_equal(part.ids("heldout"), np.where(full.ids("heldout") < size,
                                                         full.ids("heldout"), 1))
+    # the next part is the next stretch of each block: parts do not overlap
+    unique = np.arange(2, 2002, dtype=np.uint32)
+    unique[::10] = 0  # sentence ends
+    one, two = (set(lm_gpu.spread(unique, 1000, 4, 5, part=k).tolist()) - {0} for k in (0, 1))
+    assert len(one) > 800 and len(two) > 800 and not one & two
+    with pytest.raises(ValueError, match="part 2"):
+        lm_gpu.spread(unique, 1000, 4, 5, part=2)
     cfg = LMConfig(corpus=str(tmp_path / "corpus"), out=str(tmp_path / "m"), batch=32,
                    stages=[[size, 2000]], eval_windows=200, device="cpu")
     train_lm(cfg, progress=False)
