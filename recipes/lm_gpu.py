@@ -24,16 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
+from senna.cli.lm import _number  # '40M' -> 40_000_000, as `senna lm train --stages` reads it
 from senna.lm.corpus import Corpus
 
 PACKED = Path(".gpu/corpus")
 UNPACKED = Path("runs/lm-gpu/corpus")
 FILES = ("train.ids", "heldout.ids")
-
-
-def _number(text: str) -> int:
-    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:].lower(), 1)
-    return int(float(text[:-1] if scale > 1 else text) * scale)
 
 
 def spread(ids: np.ndarray, tokens: int, blocks: int, pad: int, part: int = 0) -> np.ndarray:
