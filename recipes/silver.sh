@@ -9,8 +9,10 @@
 # The teachers are runs of recipes/<task>.json with the options listed below, each trained
 # once into runs/<task>-teachers/ (kept: a finished teacher is not trained again).  NER's are
 # the recipe's run (its seed is 3), the same with weight averaging, and seed 2 with learning
-# rate 0.1; POS's and CHUNK's are seeds 1 (the recipe's run), 2 and 3.  The student's
-# settings are recipes/<task>-silver.json, for the tasks shipped from silver data.
+# rate 0.1, each with word clusters (recipes/clusters.sh builds them first; needs gensim);
+# POS's and CHUNK's are seeds 1 (the recipe's run), 2 and 3.  The student's settings are
+# recipes/<task>-silver.json, for the tasks shipped from silver data; NER's student is
+# distilled from three students of the same settings (seeds 2, 3, 4, into runs/ner-students/).
 # With --silver-only as a second argument the script stops once the silver file is written,
 # so experiments can train their own students without overwriting the shipped model.
 set -euo pipefail
@@ -24,7 +26,9 @@ case "${2:-}" in
 esac
 D=../shared/data
 case "$task" in
-  ner) teachers=("seed3" "seed3-average --average 0.9997" "seed2-lr --seed 2 --lr 0.1")
+  ner) cl="--features senna+chars+clusters --clusters runs/clusters/clusters.lst"
+       teachers=("cl-seed3 $cl" "cl-seed3-average --average 0.9997 $cl"
+                 "cl-seed2-lr --seed 2 --lr 0.1 $cl")
        text=$D/lm/reuters21578_news.txt.xz gold=$D/conll2003/eng.train
        out=runs/ner-silver/train.conll ;;
   pos) teachers=("seed1" "seed2 --seed 2" "seed3 --seed 3")
@@ -34,6 +38,11 @@ case "$task" in
        text=$D/lm/reuters21578_news.txt.xz gold="" out=runs/chunk-silver/silver.txt ;;
   *) echo "recipes/silver.sh: no silver recipe for '$task' (ner, pos, chunk)" >&2; exit 2 ;;
 esac
+students=()
+if [ "$task" = ner ]; then   # NER's taggers read word clusters; its student is distilled
+  students=(2 3 4)
+  bash recipes/clusters.sh
+fi
 dirs=()
 for teacher in "${teachers[@]}"; do
   read -r name options <<< "$teacher"
@@ -47,6 +56,13 @@ python -m senna.train.silver --teachers "$(IFS=,; echo "${dirs[*]}")" --text "$t
 if [ "$silver_only" = 1 ]; then
   echo "$out written (--silver-only: no student trained)"
 elif [ -f "recipes/$task-silver.json" ]; then   # the shipped model's settings
+  # NER: first three students without teachers (seeds 2-4; finished ones are kept), whose
+  # mean scores the shipped student then learns from besides the gold and silver tags
+  for seed in "${students[@]}"; do
+    dir=runs/$task-students/seed$seed
+    [ -f "$dir/history.json" ] || senna train --config "recipes/$task-silver.json" \
+      --teachers "" --seed "$seed" --out "$dir"
+  done
   senna train --config "recipes/$task-silver.json"
 else   # measured (bench/levers.py --levers silver), not shipped
   echo "$out written; no shipped $task model is trained on it (no recipes/$task-silver.json)"

@@ -190,6 +190,11 @@ class FileIndex(ByGet):
         self._scanned = 0
 
     @property
+    def data(self) -> bytes:
+        """The file's bytes, one entry a line (what it was made from)."""
+        return self._data
+
+    @property
     def items(self) -> list[str]:
         """The entries in file order (decoded on first use: lookups never need them)."""
         if self._items is None:

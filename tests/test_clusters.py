@@ -48,7 +48,10 @@ def test_lexicon_round_trips_and_bad_files_are_refused(tmp_path):
     assert again.sizes == [4, 8] and again.entries == LEX.entries
     for text in (b"word\t1\n", b"#clusters 4\nMay\t9\n", b"#clusters 4 8\nMay\t1\n", b"",
                  b"#clusters x\n", b"#clusters 4\nMay\t1\nMay\t2\n", b"#clusters 4\nM\xe9\t1\n",
-                 b"#clusters 4\nMay\t-1\n", b"#clusters\n"):
+                 b"#clusters 4\nMay\t-1\n", b"#clusters\n", b"#clusters 4\nMa y\t1\n",
+                 b"#clusters 4\nMay\t1\r\n", b"#clusters 4\nMay\t\n", b"#clusters 4\n\t1\n",
+                 b"#clusters 4\nMay\t1\t2\n", b"#clusters 4 8\nMay\t1\t\t2\n",
+                 b"#clusters 4\nMay\t1\n\nmay\t2\n", b"#clusters 4\nMay 1\n"):
         (tmp_path / "bad.lst").write_bytes(text)
         with pytest.raises(ValueError, match="not a cluster lexicon"):
             Lexicon.load(tmp_path / "bad.lst")
@@ -71,12 +74,34 @@ def test_a_model_with_a_corrupt_lexicon_is_a_model_error(tmp_path):
     train(TrainConfig(task="ner", train=str(FIX / "ner_small.conll"), dev_fraction=0.3,
                       out=str(out), epochs=1, hidden=8, word_dim=4, threads=1,
                       features="basic+clusters:64", clusters=str(FIX / "clusters_small.lst")))
-    assert load_model(out).featurizer.lexicon.sizes == [64, 512, 4096]
-    broken = tmp_path / "broken"
-    shutil.copytree(out, broken)
-    (broken / "clusters.lst").write_text("#clusters 64\nword\tnot-a-number\n")
-    with pytest.raises(ModelError, match="corrupt"):
-        load_model(broken)
+    lexicon = load_model(out).featurizer.lexicon
+    assert lexicon.sizes == [64, 512, 4096]
+    assert {p.name for p in out.glob("clusters.*")} == {"clusters.words", "clusters.npy"}
+    # a model of session 25 kept the text lexicon: it still loads, to the same lexicon
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    for name in ("clusters.words", "clusters.npy"):
+        (old / name).unlink()
+    lexicon.save(old / "clusters.lst")
+    assert load_model(old).featurizer.lexicon.entries == lexicon.entries
+    words = (out / "clusters.words").read_bytes()
+    header, _, keys = words.partition(b"\n")
+    for name, content in (("clusters.lst", None), ("clusters.npy", b"not an array"),
+                          ("clusters.npy", np.zeros((3, 3), np.int64)),
+                          ("clusters.npy", np.full((len(keys.split()), 3), 64, np.uint16)),
+                          ("clusters.npy", np.zeros((2, 3), np.uint16)),
+                          ("clusters.words", b"word\n"), ("clusters.words", header + b"\n\xff\n")):
+        broken = tmp_path / "broken"
+        shutil.rmtree(broken, ignore_errors=True)
+        shutil.copytree(out if content is not None else old, broken)
+        if content is None:   # the text lexicon of an older model, corrupt
+            (broken / name).write_text("#clusters 64\nword\tnot-a-number\n")
+        elif isinstance(content, bytes):
+            (broken / name).write_bytes(content)
+        else:
+            np.save(broken / name, content)
+        with pytest.raises(ModelError, match="corrupt"):
+            load_model(broken)
 
 
 def test_kmeans_separates_well_apart_directions():

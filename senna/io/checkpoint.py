@@ -4,7 +4,9 @@
     weights.npz     float32 arrays named as in senna.nn.networks (np.load(allow_pickle=False))
     vocab/<feature>.lst   one entry per line
     gazetteer.lst   only for models with gazetteer features
-    clusters.lst    only for models with cluster features (senna.features.Lexicon)
+    clusters.words, clusters.npy   only for models with cluster features: the lexicon's keys
+                    and ids (senna.features.Lexicon; models of session 25 kept the text
+                    lexicon, clusters.lst, which still loads)
 
 `load_model` rebuilds everything from the directory alone, rejects unknown versions and
 checks the files against each other before any sentence is tagged (`check_model`): every
@@ -195,7 +197,8 @@ def save_model(path: str | os.PathLike, model: SavedModel) -> None:
     if model.featurizer.gazetteer is not None:
         model.featurizer.gazetteer.save(path / "gazetteer.lst")
     if model.featurizer.lexicon is not None:
-        model.featurizer.lexicon.save(path / "clusters.lst")
+        model.featurizer.lexicon.save_model_files(path)
+        (path / "clusters.lst").unlink(missing_ok=True)   # the text form older models kept
     rows_dtype = np.dtype(model.info.get("rows_dtype", "float32"))   # see senna.cli.compact
 
     def stored(name: str, v: np.ndarray) -> np.ndarray:
@@ -248,8 +251,9 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
         specs = [FeatureSpec(**s) for s in config["features"]]
         vocabs = {s.name: Vocab.load(path / "vocab" / f"{s.name}.lst") for s in specs}
         gaz = Gazetteer.load(path / "gazetteer.lst") if (path / "gazetteer.lst").exists() else None
-        lexicon = Lexicon.load(path / "clusters.lst") if (path / "clusters.lst").exists() \
-            else None
+        lexicon = (Lexicon.load_model_files(path) if (path / "clusters.words").exists()
+                   else Lexicon.load(path / "clusters.lst") if (path / "clusters.lst").exists()
+                   else None)
         net = NetConfig.from_dict(config["net"])
         model = SavedModel(config["task"], net, Featurizer(specs, vocabs, gaz, lexicon),
                            TagSet(config["tags"]), _read_weights(path),

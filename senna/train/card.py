@@ -76,7 +76,7 @@ def clusters_text(cfg: dict, source: dict | None) -> list[str]:
            f"{', '.join(map(str, source['sizes']))} ({source['algorithm']}; `bash "
            "recipes/clusters.sh`; that text's licence applies too)") if source else ""
     return [f"- Word clusters from `{cfg['clusters']}`, stored beside the model as "
-            f"`clusters.lst`{how}"]
+            f"`clusters.words` and `clusters.npy`{how}"]
 
 
 def card_text(config: dict) -> str:
