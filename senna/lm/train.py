@@ -23,6 +23,7 @@ import json
 import math
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -367,7 +368,7 @@ def backend(cfg: LMConfig) -> str:
     return "nccl" if pick_device(cfg.device).type == "cuda" else "gloo"
 
 
-def _train_distributed(cfg: LMConfig, progress: bool, **init) -> None:
+def _train_distributed(cfg: LMConfig, progress: bool, spawned: bool = False, **init) -> None:
     """One DDP process: join the group (`init`: rank and world size, or torchrun's env)."""
     dist.init_process_group(backend(cfg), **init)
     try:
@@ -378,6 +379,12 @@ def _train_distributed(cfg: LMConfig, progress: bool, **init) -> None:
         # while a peer is busy can abort a process (seen once in CI, "terminate called
         # without an active exception"), so all leave together
         dist.barrier()
+        if spawned:
+            # the work is saved: a process of `launch` leaves at once, without tearing gloo
+            # down, which under load still aborted 2 runs in 15 after the barrier above
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
     finally:
         dist.destroy_process_group()
 
@@ -385,7 +392,7 @@ def _train_distributed(cfg: LMConfig, progress: bool, **init) -> None:
 def _worker(rank: int, world: int, cfg: LMConfig, port: int, progress: bool) -> None:
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", str(port))
-    _train_distributed(cfg, progress, rank=rank, world_size=world)
+    _train_distributed(cfg, progress, spawned=True, rank=rank, world_size=world)
 
 
 def launch(cfg: LMConfig, progress: bool = True, port: int = 29533) -> None:
