@@ -29,7 +29,7 @@ from senna.lm.corpus import Corpus
 
 PACKED = Path(".gpu/corpus")
 UNPACKED = Path("runs/lm-gpu/corpus")
-FILES = ("train.ids", "heldout.ids")
+FILES = ("train.ids", "heldout.ids")   # what `unpack` restores
 
 
 def spread(ids: np.ndarray, tokens: int, blocks: int, pad: int, part: int = 0) -> np.ndarray:
@@ -55,25 +55,23 @@ def spread(ids: np.ndarray, tokens: int, blocks: int, pad: int, part: int = 0) -
 def pack(corpus: Path, size: int, tokens: int, blocks: int = 200, out: Path = PACKED,
          part: int = 0) -> None:
     """Write the slice of `corpus` (see module doc) to `out`."""
-    meta = json.loads((corpus / "corpus.json").read_text())
-    pad = meta["pad"]
-    out.mkdir(parents=True, exist_ok=True)
-    with open(corpus / "vocab.tsv", encoding="utf-8") as f:
-        vocab = [next(f) for _ in range(size)]
-    (out / "vocab.tsv").write_text("".join(vocab), encoding="utf-8")
-    for name in FILES:
-        ids = np.fromfile(corpus / name, dtype=np.uint32)
-        if name == "train.ids":
-            ids = spread(ids, tokens, blocks, pad, part)
-        ids = np.where(ids < size, ids, np.uint32(1))  # RARE: what the model sees anyway
-        with lzma.open(out / f"{name}.xz", "wb", preset=9) as f:
-            f.write(ids.astype(np.uint32).tobytes())
-        meta.setdefault("slots", {})[name.split(".")[0]] = int(len(ids))
-        meta.setdefault("words", {})[name.split(".")[0]] = int((ids != 0).sum())
     full = Corpus(corpus)
-    counts = full.counts
+    meta = dict(full.meta)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "vocab.tsv").write_text("".join(
+        f"{w}\t{c}\n" for w, c in zip(full.words[:size], full.counts[:size].tolist(),
+                                       strict=True)), encoding="utf-8")
+    for split in ("train", "heldout"):
+        ids = full.ids(split)   # memory-mapped: only the slice is read
+        if split == "train":
+            ids = spread(ids, tokens, blocks, full.pad, part)
+        ids = np.where(ids < size, ids, np.uint32(1))  # RARE: what the model sees anyway
+        with lzma.open(out / f"{split}.ids.xz", "wb", preset=9) as f:
+            f.write(ids.tobytes())
+        meta["slots"] = {**meta["slots"], split: len(ids)}
+        meta["words"] = {**meta["words"], split: int((ids != 0).sum())}
     meta["vocab_size"] = size
-    meta["outside_dictionary"] = int(counts[size:].sum())  # keeps `Corpus.coverage` right
+    meta["outside_dictionary"] = int(full.counts[size:].sum())  # keeps `Corpus.coverage` right
     meta["slice"] = {"of": str(corpus), "train_words": meta["words"]["train"],
                      "corpus_train_words": full.meta["words"]["train"], "dictionary": size,
                      "blocks": blocks, "part": part}

@@ -235,27 +235,30 @@ class Lexicon:
             if not words or words[0] != b"#clusters":
                 raise ValueError
             sizes = [int(s) for s in words[1:]]
+            n = len(sizes)
+            if not n:
+                raise ValueError
             if body and not body.endswith(b"\n"):
                 body += b"\n"
             raw = np.frombuffer(body, dtype=np.uint8)
             ends = np.flatnonzero(raw == 10)
             starts = np.r_[0, ends[:-1] + 1]
             tabs = np.flatnonzero(raw == 9)
-            n = len(sizes)
             # every line: a key of no white space, then n tab-separated digit runs
-            if n and len(ends) and (
-                    not np.array_equal(np.diff(np.r_[0, np.searchsorted(tabs, ends)]),
-                                       np.full(len(ends), n))
+            if len(ends) and (
+                    not (np.diff(np.r_[0, np.searchsorted(tabs, ends)]) == n).all()
                     or (tabs[::n] == starts).any()):
                 raise ValueError
             mark = np.zeros(len(raw) + 1, dtype=np.int8)           # +1 at a line's start,
             mark[starts] = 1                                       # -1 at its first tab (keys
-            mark[tabs[::n] if n else []] = -1                      # are never empty): > 0 in it
+            mark[tabs[::n]] = -1                                   # are never empty): > 0 in it
             in_key = np.cumsum(mark[:-1], dtype=np.int8) > 0
             key_bytes, rest = raw[in_key], raw[~in_key]
-            if ((key_bytes == 32) | (key_bytes == 13)).any() or not (
-                    (rest == 9) | (rest == 10) | ((rest >= 48) & (rest <= 57))).all() \
-                    or (raw[tabs + 1] > 57).any() or (raw[tabs + 1] < 48).any():
+            digit = (rest >= 48) & (rest <= 57)
+            after_tab = raw[tabs + 1]   # a digit run starts after every tab
+            if ((key_bytes == 32) | (key_bytes == 13)).any() \
+                    or not (digit | (rest == 9) | (rest == 10)).all() \
+                    or ((after_tab < 48) | (after_tab > 57)).any():
                 raise ValueError
             in_key[ends] = True                                     # one key a line
             keys = raw[in_key].tobytes()
