@@ -18,7 +18,12 @@ from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.pipeline import Pipeline, default_model_dir  # noqa: E402
 from senna.tasks import get_task  # noqa: E402
 from senna.train.data import make_examples  # noqa: E402
-from senna.train.distill import attach_teacher_scores, load_teachers  # noqa: E402
+from senna.train.distill import (  # noqa: E402
+    attach_teacher_scores,
+    distillation_loss,
+    load_teachers,
+    word_distributions,
+)
 from senna.train.loop import TrainConfig, network_from_saved, train  # noqa: E402
 
 SRL = dict(task="srl", train=str(FIX / "srl_small.conll"), dev=str(FIX / "srl_small.conll"),
@@ -134,6 +139,35 @@ def test_distillation_pulls_the_student_to_its_teachers(teachers, tmp_path):
 def test_distill_setting_is_checked():
     with pytest.raises(ValueError, match="--distill"):
         srl_config(Path("x"), distill=-1.0)
+    with pytest.raises(ValueError, match="--distill-temperature must be above 0"):
+        srl_config(Path("x"), distill_temperature=0.0)
+
+
+def test_temperature_softens_the_targets_and_keeps_the_gradient_scale():
+    """At T the teacher's distribution is the softmax of scores / T (flatter for T > 1); the
+    term vanishes when the student's scores are the teacher's, at any T; and the T^2 factor
+    keeps its gradient the size of T = 1's for small differences (Hinton et al. 2015)."""
+    rng = np.random.default_rng(0)
+    teacher = rng.normal(0, 4, (2, 5, 7)).astype(np.float32)
+    mask = torch.ones(2, 5, dtype=torch.bool)
+    entropy = {}
+    for t in (1.0, 2.0, 4.0):
+        soft = torch.from_numpy(word_distributions(teacher, t).astype(np.float32))
+        np.testing.assert_allclose(soft.numpy(), torch.from_numpy(teacher / t).softmax(-1),
+                                   atol=2e-3)
+        entropy[t] = float(-(soft * soft.clamp_min(1e-8).log()).sum(-1).mean())
+        same = distillation_loss(torch.from_numpy(teacher), soft, mask, t)
+        assert abs(float(same)) < 0.05 * t * t
+    assert entropy[1.0] < entropy[2.0] < entropy[4.0]
+    # gradient at a student near the teacher: the same order of size at T = 1 and T = 4
+    grads = {}
+    for t in (1.0, 4.0):
+        soft = torch.from_numpy(teacher / t).softmax(-1)
+        student = torch.from_numpy(teacher + rng.normal(0, 0.01, teacher.shape).astype(
+            np.float32)).requires_grad_()
+        distillation_loss(student, soft, mask, t).backward()
+        grads[t] = float(student.grad.norm())
+    assert 0.1 < grads[4.0] / grads[1.0] < 10
 
 
 @pytest.mark.slow

@@ -63,9 +63,11 @@ def teachers_text(cfg: dict) -> list[str]:
         mean = spec.get("dev", {}).get("mean")
         made += (f"; `{path}`: dev {mean:.2f}" if mean is not None else "") + \
             (f", made by `{command}`" if command else "")
+    temperature = cfg.get("distill_temperature", 1.0)
+    at = f" at temperature {temperature:g}" if temperature != 1 else ""
     return [f"- Distilled from teachers `{cfg['teachers']}` (`--teachers`; the KL term from "
-            f"their averaged per-word tag distributions weighs {cfg.get('distill', 1.0):g}, "
-            f"`senna.train.distill`){made}"]
+            f"their averaged per-word tag distributions{at} weighs "
+            f"{cfg.get('distill', 1.0):g}, `senna.train.distill`){made}"]
 
 
 def clusters_text(cfg: dict, source: dict | None) -> list[str]:

@@ -115,6 +115,10 @@ class TrainConfig:
                                    "distillation, senna.train.distill)", None)
     distill: float = setting("with --teachers: weight of the distillation term (KL from the "
                              "teachers' per-word tag distributions to the model's)", 1.0)
+    distill_temperature: float = setting("with --teachers: temperature T of the distillation "
+                                         "(Hinton et al. 2015): both distributions are softmaxes "
+                                         "of the scores divided by T, and the term is multiplied "
+                                         "by T^2 so its gradients keep their scale", 1.0)
     patience: int = setting("stop after this many epochs without a better dev score", 6)
     max_minutes: float = setting("stop after the epoch that passes this many minutes (0: no "
                                  "limit)", 0.0)
@@ -193,6 +197,8 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--average must be in [0, 1) (0: off), got {cfg.average}")
     if cfg.distill < 0:
         out.append(f"--distill must be 0 or more, got {cfg.distill}")
+    if cfg.distill_temperature <= 0:
+        out.append(f"--distill-temperature must be above 0, got {cfg.distill_temperature}")
     if cfg.adversarial < 0:
         out.append(f"--adversarial must be 0 (off) or more, got {cfg.adversarial}")
     if cfg.adversarial and sentence:

@@ -9,9 +9,12 @@ network trained to match the ensemble's scores as well as the gold tags keeps on
 The teachers (model directories, or an ensemble directory) score every training example
 once, before training, with the NumPy runtime and the example's own input columns (what
 the student reads).  Their per-word tag distributions (softmax of the averaged
-emissions) are kept in float16 beside the example; each batch adds to the gold
-log-likelihood `distill` times the KL divergence from the teachers' distribution to the
-student's, summed over the words.
+emissions, divided by the temperature T first) are kept in float16 beside the example;
+each batch adds to the gold log-likelihood `distill` times T^2 times the KL divergence
+from the teachers' distribution to the student's (its emissions divided by T too), summed
+over the words.  At T = 1 most words' teacher distributions are nearly one-hot (NER: a
+maximum above 0.99 for about 80% of the words); a higher T shows the student more of how
+the teachers rank the other tags.
 """
 
 from __future__ import annotations
@@ -54,18 +57,20 @@ def teacher_columns(teacher: TaskModel, tags: TagSet) -> np.ndarray:
     return np.array([have[t] for t in tags.items], dtype=np.intp)
 
 
-def word_distributions(scores: np.ndarray) -> np.ndarray:
-    """Emissions [..., K] -> per-word softmax in float16."""
-    z = scores - scores.max(-1, keepdims=True)
+def word_distributions(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """Emissions [..., K] -> per-word softmax of scores / temperature, in float16."""
+    z = scores / temperature
+    z = z - z.max(-1, keepdims=True)
     p = np.exp(z)
     p /= p.sum(-1, keepdims=True)
     return p.astype(np.float16)
 
 
 def attach_teacher_scores(task: TaskSpec, sentences: Sequence, examples: list,
-                          teacher: TaskModel, tags: TagSet) -> None:
+                          teacher: TaskModel, tags: TagSet, temperature: float = 1.0) -> None:
     """Set `soft` [T, K] on each example of `make_examples(task, sentences, ...)` (same
-    order): the teachers' per-word tag distribution in the student's tag order."""
+    order): the teachers' per-word tag distribution in the student's tag order, at the
+    given temperature."""
     cols = teacher_columns(teacher, tags)
     found: list[np.ndarray] = []
     for i in range(0, len(sentences), SENTENCES):
@@ -78,12 +83,12 @@ def attach_teacher_scores(task: TaskSpec, sentences: Sequence, examples: list,
             scores, bounds = teacher.role_scores([s.words for s in part],
                                                  [s.predicates for s in part],
                                                  [s.columns for s in part], windows)
-            found += [word_distributions(row[: hi - lo][:, cols])
+            found += [word_distributions(row[: hi - lo][:, cols], temperature)
                       for row, (lo, hi) in zip(scores, bounds, strict=True)]
         else:
             lengths = [len(s.words) for s in part]
             flat = teacher.emissions([s.words for s in part], [s.columns for s in part])
-            found += [word_distributions(x[:, cols])
+            found += [word_distributions(x[:, cols], temperature)
                       for x in np.split(flat, np.cumsum(lengths)[:-1])]
     if len(found) != len(examples):
         raise ModelError(f"the teachers scored {len(found)} examples, the student has "
@@ -95,8 +100,9 @@ def attach_teacher_scores(task: TaskSpec, sentences: Sequence, examples: list,
 
 
 def distillation_loss(emissions: torch.Tensor, soft: torch.Tensor,
-                      mask: torch.Tensor) -> torch.Tensor:
-    """Sum over the words of KL(teacher || student) of their tag distributions."""
-    log_q = emissions.log_softmax(-1)
+                      mask: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
+    """T^2 times the sum over the words of KL(teacher || student) of their tag
+    distributions at temperature T (`soft` was made at the same T)."""
+    log_q = (emissions / temperature).log_softmax(-1)
     kl = (soft * (soft.clamp_min(1e-8).log() - log_q)).sum(-1)
-    return (kl * mask).sum()
+    return temperature * temperature * (kl * mask).sum()

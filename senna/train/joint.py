@@ -385,7 +385,8 @@ def train_joint(cfg: JointConfig) -> dict:
             shared_opt.zero_grad(set_to_none=True)
             if isinstance(m, Member):
                 drop_features(batch.ids, m.saved.featurizer, m.cfg, rng)
-                loss = step_loss(m.net, batch, m.cfg.distill, m.cfg.adversarial)
+                loss = step_loss(m.net, batch, m.cfg.distill, m.cfg.adversarial,
+                                 m.cfg.distill_temperature)
             else:
                 loss = m.loss(rng)
             loss.backward()

@@ -143,10 +143,11 @@ def drop_features(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
 
 
 def step_loss(net: Tagger, batch, distill: float = 0.0,
-              adversarial: float = 0.0) -> torch.Tensor:
-    """The batch's negative log-likelihood, plus `distill` times the distillation term
-    where the batch carries teachers' scores (`senna.train.distill`); with `adversarial`
-    > 0, plus the same loss on adversarially moved inputs (`senna.train.adversarial`)."""
+              adversarial: float = 0.0, temperature: float = 1.0) -> torch.Tensor:
+    """The batch's negative log-likelihood, plus `distill` times the distillation term (at
+    `temperature`) where the batch carries teachers' scores (`senna.train.distill`); with
+    `adversarial` > 0, plus the same loss on adversarially moved inputs
+    (`senna.train.adversarial`)."""
     ids, tags = torch.from_numpy(batch.ids), torch.from_numpy(batch.tags)
     lengths = torch.from_numpy(batch.lengths)
     mask = torch.arange(ids.shape[1])[None, :] < lengths[:, None]
@@ -157,7 +158,7 @@ def step_loss(net: Tagger, batch, distill: float = 0.0,
         loss = net.nll(emissions, tags, mask).sum()
         if distill and batch.soft is not None:
             soft = torch.from_numpy(batch.soft)
-            loss = loss + distill * distillation_loss(emissions, soft, mask)
+            loss = loss + distill * distillation_loss(emissions, soft, mask, temperature)
         return loss
 
     if adversarial:
@@ -173,7 +174,8 @@ def training_examples(cfg: TrainConfig, task: TaskSpec, sentences: list,
     if cfg.teachers:
         teacher = load_teachers(cfg.teachers)
         tqdm.write(f"{task.name}: teachers {cfg.teachers} score {len(examples)} examples")
-        attach_teacher_scores(task, sentences, examples, teacher, saved.tags)
+        attach_teacher_scores(task, sentences, examples, teacher, saved.tags,
+                              cfg.distill_temperature)
     return examples
 
 
@@ -253,7 +255,7 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
         for batch in bar:
             drop_features(batch.ids, saved.featurizer, cfg, rng)
             opt.zero_grad(set_to_none=True)
-            loss = step_loss(net, batch, cfg.distill, cfg.adversarial)
+            loss = step_loss(net, batch, cfg.distill, cfg.adversarial, cfg.distill_temperature)
             loss.backward()
             opt.step()
             if avg:
