@@ -43,6 +43,12 @@ CASES = {
     "ner-window-clusters": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
                                 features="basic+chars+clusters",
                                 clusters=str(FIX / "clusters_small.lst")),
+    # the same with gazetteer flags, all-caps words looked up as Title-case too (--fold-caps):
+    # the headlines' words get other ids in training, and so must they at run time
+    "ner-window-fold-caps": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                                 features="senna+chars+clusters", fold_caps=True,
+                                 gazetteer=str(FIX / "gazetteer_small.lst"),
+                                 clusters=str(FIX / "clusters_small.lst")),
     "srl-sentence-chars": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll",
                                features="basic+chars"),
     # the predicate's window reaches past the sentence's edges (PADDING) for some predicates
@@ -75,6 +81,7 @@ def test_runtime_reproduces_training_scores_and_tags(tmp_path, name):
     cfg = small_config(tmp_path, name)
     train(cfg)
     saved = load_model(cfg.out)
+    assert saved.featurizer.fold_caps == cfg.fold_caps   # kept in the model's config
     task = get_task(cfg.task)
     sentences = (load_splits(cfg, task)[0] if cfg.extra_columns
                  else read_dataset(cfg.train, task.fmt))

@@ -216,6 +216,8 @@ def save_model(path: str | os.PathLike, model: SavedModel) -> None:
     config = {"format": FORMAT, "version": VERSION, "task": model.task,
               "net": model.net.to_dict(), "features": model.featurizer.config(),
               "tags": model.tags.items, **info}
+    if model.featurizer.fold_caps:   # written only when set: older models' files unchanged
+        config["fold_caps"] = True
     (path / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
 
 
@@ -255,10 +257,12 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
                    else Lexicon.load(path / "clusters.lst") if (path / "clusters.lst").exists()
                    else None)
         net = NetConfig.from_dict(config["net"])
-        model = SavedModel(config["task"], net, Featurizer(specs, vocabs, gaz, lexicon),
+        featurizer = Featurizer(specs, vocabs, gaz, lexicon, bool(config.get("fold_caps")))
+        model = SavedModel(config["task"], net, featurizer,
                            TagSet(config["tags"]), _read_weights(path),
                            {k: v for k, v in config.items()
-                            if k not in ("format", "version", "task", "net", "features", "tags")})
+                            if k not in ("format", "version", "task", "net", "features", "tags",
+                                         "fold_caps")})
         base = model.info.get("word_base")
         check_model(model, path)
         if base is not None:

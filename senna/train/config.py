@@ -49,6 +49,9 @@ class TrainConfig:
     clusters: str | None = setting("cluster lexicon (`senna lm clusters`) for the '+clusters' "
                                    "features: the word's cluster, as written, from unlabeled "
                                    "text", None)
+    fold_caps: bool = setting("look all-caps words (headlines) up as Title-case too: in the "
+                              "gazetteer besides the written form, in the cluster lexicon "
+                              "where the written form is missing (true/false)", False)
     extra_columns: str | None = setting("TRAIN_FILE,DEV_FILE of a tag column the model reads, "
                                         "e.g. PT0 for SRL (needs --dev)", None)
     predicted_columns: str | None = setting(
@@ -219,6 +222,8 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--max-minutes must be 0 (no limit) or more, got {cfg.max_minutes}")
     if cfg.threads < 0:
         out.append(f"--threads must be 0 (torch's default) or more, got {cfg.threads}")
+    if cfg.fold_caps and not (cfg.gazetteer or cfg.clusters):
+        out.append("--fold-caps needs --gazetteer or --clusters, the lists it looks words up in")
     if cfg.fixed_embeddings and not cfg.embeddings:
         out.append("--fixed-embeddings needs --embeddings to keep")
     if cfg.jackknife < 0 or cfg.jackknife == 1:

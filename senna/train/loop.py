@@ -64,7 +64,7 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     gaz = Gazetteer.load(cfg.gazetteer) if cfg.gazetteer else None
     lexicon = Lexicon.load(cfg.clusters) if cfg.clusters else None
     featurizer = Featurizer.fit(specs, train_sents, gaz, words or word_vocab(cfg, train_sents),
-                                vocabs=vocabs, lexicon=lexicon)
+                                vocabs=vocabs, lexicon=lexicon, fold_caps=cfg.fold_caps)
     examples = make_examples(task, train_sents, featurizer)
     tagset = TagSet(sorted({t for e in examples for t in e.tags}))
     net_cfg = NetConfig(approach=cfg.approach or task.approach, criterion=cfg.criterion,
