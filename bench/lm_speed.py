@@ -30,6 +30,7 @@ from senna.lm.train import (
     CHECKPOINT,
     LMConfig,
     backend,
+    leave_group,
     make_optimizer,
     pick_device,
     train_step,
@@ -79,7 +80,7 @@ def _ddp_worker(rank: int, world: int, cfg: LMConfig, model_dir, size, seconds, 
     dist.init_process_group(backend(cfg), rank=rank, world_size=world)
     r = measure(cfg, model_dir, size, seconds, rank, world)
     Path(out, f"{rank}.json").write_text(json.dumps(r))
-    dist.destroy_process_group()
+    leave_group(spawned=True)
 
 
 def measure_ddp(cfg: LMConfig, model_dir, size, seconds, procs: int) -> dict:

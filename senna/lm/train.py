@@ -375,18 +375,22 @@ def _train_distributed(cfg: LMConfig, progress: bool, spawned: bool = False, **i
         if dist.get_backend() == "nccl":
             torch.cuda.set_device(dist.get_rank() % torch.cuda.device_count())
         train_lm(cfg, dist.get_rank(), dist.get_world_size(), progress)
-        # rank 0 still saves the last checkpoint when the others are done: tearing gloo down
-        # while a peer is busy can abort a process (seen once in CI, "terminate called
-        # without an active exception"), so all leave together
-        dist.barrier()
-        if spawned:
-            # the work is saved: a process of `launch` leaves at once, without tearing gloo
-            # down, which under load still aborted 2 runs in 15 after the barrier above
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(0)
+        leave_group(spawned)
     finally:
         dist.destroy_process_group()
+
+
+def leave_group(spawned: bool) -> None:
+    """The end of a DDP process's work.  Rank 0 may still be saving when the others are
+    done, and tearing gloo down while a peer is busy can abort a process (seen once in CI,
+    "terminate called without an active exception"), so all leave together.  A spawned
+    process (`torch.multiprocessing.spawn`), its work saved, then exits at once without
+    tearing gloo down, which under load still aborted 2 runs in 15 after the barrier."""
+    dist.barrier()
+    if spawned:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def _worker(rank: int, world: int, cfg: LMConfig, port: int, progress: bool) -> None:
