@@ -12,7 +12,8 @@
 # rate 0.1, each with word clusters (recipes/clusters.sh builds them first; needs gensim);
 # POS's and CHUNK's are seeds 1 (the recipe's run), 2 and 3.  The student's settings are
 # recipes/<task>-silver.json, for the tasks shipped from silver data; NER's student is
-# distilled from three students of the same settings (seeds 2, 3, 4, into runs/ner-students/).
+# distilled from three students of the same settings (seeds 2, 3, 4, into runs/ner-students/),
+# at temperature 2 (--distill-temperature in recipes/ner-silver.json).
 # With --silver-only as a second argument the script stops once the silver file is written,
 # so experiments can train their own students without overwriting the shipped model.
 set -euo pipefail

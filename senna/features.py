@@ -659,7 +659,6 @@ class Featurizer:
         self.vocabs = dict(vocabs)
         self.gazetteer = gazetteer
         self.lexicon = lexicon
-        self.fold_caps = fold_caps
         missing = [s.name for s in self.specs if s.name not in self.vocabs]
         if missing:
             raise ValueError(f"no vocabulary for features {missing}")
@@ -673,8 +672,17 @@ class Featurizer:
             if len(k.vocab) != int(k.spec.arg) + 2:
                 raise ValueError(f"feature {k.spec.name!r}: its vocabulary does not list "
                                  f"{k.spec.arg} clusters")
-            k.lexicon, k.fold = lexicon, fold_caps
+            k.lexicon = lexicon
         self._per_word = [j for j, k in enumerate(self.kinds) if k.per_word]
+        self.set_fold_caps(fold_caps)
+
+    def set_fold_caps(self, on: bool) -> None:
+        """Fold all-caps words or not (`fold_caps`); the ids given so far are forgotten.
+        Also for a model trained otherwise: bench/fold_caps.py measures what folding at run
+        time alone does to one."""
+        self.fold_caps = on
+        for k in self.of_kind(ClusterFeature):
+            k.fold = on
         self._clear_cache()
 
     def _clear_cache(self) -> None:

@@ -123,6 +123,8 @@ def card_text(config: dict) -> str:
            + ": the dev scores below are with those predicted inputs"]
           if cfg.get("predicted_columns") else []),
         *clusters_text(cfg, tr.get("clusters_source")),
+        *(["- All-caps words (headlines) are also looked up as Title-case, in the gazetteer "
+           "and the cluster lexicon (`--fold-caps`)"] if cfg.get("fold_caps") else []),
         *teachers_text(cfg),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}",
         f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "
