@@ -250,11 +250,11 @@ def test_each_task_trains_with_its_own_dropout_and_rate_decay(tmp_path, monkeypa
 
     adversarial: dict[int, set] = {}    # network -> adversarial step sizes of its batches
 
-    def spy_loss(net, batch, distill=0.0, adversarial_eps=0.0):
+    def spy_loss(net, batch, distill=0.0, adversarial_eps=0.0, temperature=1.0):
         dropout.setdefault(id(net), set()).add((net.training, net.drop_input.p,
                                                 net.drop_hidden.p))
         adversarial.setdefault(id(net), set()).add(adversarial_eps)
-        return real_loss(net, batch, distill, adversarial_eps)
+        return real_loss(net, batch, distill, adversarial_eps, temperature)
 
     rates: dict[int, list[float]] = {}  # network -> its own rate per epoch / the first's
     real_settings = joint.epoch_settings
