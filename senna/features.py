@@ -776,9 +776,7 @@ class Featurizer:
             return None
         matches = self.gazetteer.match(sentences)
         if self.fold_caps:
-            folded = [[fold_caps(w) for w in s] for s in sentences]
-            if folded != [list(s) for s in sentences]:
-                matches |= self.gazetteer.match(folded)
+            matches |= self.gazetteer.match([[fold_caps(w) for w in s] for s in sentences])
         return matches
 
     def encode(self, words: Sequence[str], columns: Mapping[str, Sequence[str]] | None = None,
