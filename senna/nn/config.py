@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-APPROACHES = ("window", "sentence")
+# "bilstm": a bidirectional LSTM over the looked-up features, for training only: a teacher
+# whose per-word scores a window network learns from (senna.train.distill); the runtime,
+# which tags with the paper's two networks, refuses it.
+APPROACHES = ("window", "sentence", "bilstm")
 CRITERIA = ("wll", "sll")  # senna.nn.criterion (kept here: the runtime has no torch)
 
 
@@ -20,7 +23,8 @@ class NetConfig:
     dims: list[int] = field(default_factory=list)          # embedding width per feature
     n_tags: int = 0
     window: int = 5
-    hidden: int = 300          # window: hidden units; sentence: units after max over time
+    hidden: int = 300          # window: hidden units; sentence: units after max over time;
+                               # bilstm: units per direction
     conv: int = 300            # sentence approach: convolution units
     dist_dim: int = 5          # sentence approach: distance-to-word / -predicate embeddings
     max_dist: int = 30         # distances are clipped to [-max_dist, max_dist]

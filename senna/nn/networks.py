@@ -3,6 +3,8 @@
 Window approach (Fig. 1): lookup tables -> concat over a window -> linear -> HardTanh -> linear.
 Sentence approach (Fig. 2): lookup tables + distances to the word to tag and to the predicate
 -> convolution -> max over time -> linear -> HardTanh -> linear.
+BiLSTM (training only, a teacher for distillation): lookup tables -> bidirectional LSTM ->
+linear; every word's scores read the whole sentence, which a window network cannot.
 
 Parameter names are the contract with `senna.runtime.kernels` and the saved `weights.npz`:
 emb.tables.{j}.weight (a character feature's emb.tables.{j}.chars.weight and
@@ -329,6 +331,32 @@ class SentenceNet(Tagger):
         return self.drop_input(self.emb(rows)).flatten(1)
 
 
+class BiLSTMNet(Tagger):
+    """The same lookup tables under a one-layer bidirectional LSTM (`cfg.hidden` units each
+    way) and a linear output layer.  Why: a teacher (`senna.train.distill`) that sees the
+    whole sentence, so its per-word scores carry context beyond a window, for a window
+    student to learn from; the runtime never runs it.  Parameters: emb.*, lstm.*, l2.*."""
+
+    def __init__(self, cfg: NetConfig, sparse: bool = True):
+        super().__init__(cfg, sparse)
+        self.lstm = nn.LSTM(cfg.input_dim, cfg.hidden, batch_first=True, bidirectional=True)
+        self.l2 = nn.Linear(2 * cfg.hidden, cfg.n_tags)
+        fan_in_init(self.l2)
+
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor,
+                predicates: torch.Tensor | None = None) -> torch.Tensor:
+        """ids [B, T, F] -> emissions [B, T, K] (zeros' scores past each length)."""
+        x = self.drop_input(self.emb(ids))
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths.clamp_min(1).cpu(),
+                                                   batch_first=True, enforce_sorted=False)
+        h, _ = self.lstm(packed)
+        h, _ = nn.utils.rnn.pad_packed_sequence(h, batch_first=True, total_length=ids.shape[1])
+        return self.l2(self.drop_hidden(h))
+
+
+NETWORKS = {"window": WindowNet, "sentence": SentenceNet, "bilstm": BiLSTMNet}
+
+
 def build_network(cfg: NetConfig, sparse: bool = True) -> Tagger:
     """sparse: lookup tables get sparse gradients (plain SGD); dense for Adam."""
-    return WindowNet(cfg, sparse) if cfg.approach == "window" else SentenceNet(cfg, sparse)
+    return NETWORKS[cfg.approach](cfg, sparse)

@@ -82,6 +82,10 @@ class TaskModel:
     span tasks), always valid sequences of that scheme."""
 
     def __init__(self, saved: SavedModel):
+        if saved.net.approach not in ("window", "sentence"):
+            raise ModelError(f"the {saved.task} model is a {saved.net.approach} network, a "
+                             "teacher for `senna train --teachers`; the runtime tags with "
+                             "window and sentence networks only")
         self.saved = saved
         self.task = saved.task
         self.cfg = saved.net

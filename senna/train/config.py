@@ -28,7 +28,9 @@ class TrainConfig:
                        "(the last epoch), from which a second run with the same --out resumes",
                        "runs/model")
     approach: str | None = setting("network: window or sentence (default: the task's, "
-                                   "sentence for SRL)", None, choices=APPROACHES)
+                                   "sentence for SRL); bilstm: a bidirectional LSTM, a "
+                                   "teacher for --teachers only (the runtime does not tag "
+                                   "with it)", None, choices=APPROACHES)
     criterion: str = setting("word-level (wll) or sentence-level (sll) log-likelihood", "sll",
                              choices=CRITERIA)
     features: str = setting("feature preset: basic (words, caps), senna (plus SENNA's task "
@@ -204,6 +206,10 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--distill-temperature must be above 0, got {cfg.distill_temperature}")
     if cfg.adversarial < 0:
         out.append(f"--adversarial must be 0 (off) or more, got {cfg.adversarial}")
+    if cfg.approach == "bilstm" and (cfg.stack or cfg.adversarial or cfg.average
+                                     or TASKS[cfg.task].per_predicate):
+        out.append("--approach bilstm takes no --stack, --adversarial or --average, and "
+                   "tasks with one example per word sequence only (not SRL)")
     if cfg.adversarial and sentence:
         out.append("--adversarial needs the window approach (not built for the sentence "
                    "approach, whose predicate window looks words up a second time)")

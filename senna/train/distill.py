@@ -6,7 +6,8 @@ Why: an ensemble of SRL networks from different seeds, their scores averaged
 costs a network pass per member, which the runtime's speed targets cannot pay.  A single
 network trained to match the ensemble's scores as well as the gold tags keeps one pass.
 
-The teachers (model directories, or an ensemble directory) score every training example
+The teachers (model directories, or an ensemble directory; or a network only training
+uses, `--approach bilstm`, which reads the whole sentence) score every training example
 once, before training, with the NumPy runtime and the example's own input columns (what
 the student reads).  Their per-word tag distributions (softmax of the averaged
 emissions, divided by the temperature T first) are kept in float16 beside the example;
@@ -19,30 +20,79 @@ the teachers rank the other tags.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from senna.io.checkpoint import ModelError
+from senna.io.checkpoint import ModelError, SavedModel, load_model
+from senna.nn.networks import bind_spellings, build_network, load_weights
 from senna.runtime.ensemble import EnsembleModel, load_tagger
 from senna.runtime.model import TaskModel
 from senna.tasks import TaskSpec
+from senna.train.data import Example, collate
 from senna.vocab import TagSet
 
 SENTENCES = 64   # sentences the teachers score at once (bounds the emissions' memory)
 
 
-def load_teachers(spec: str) -> TaskModel:
+class NetworkTeacher:
+    """A model the runtime does not run (`--approach bilstm`, `senna.nn.networks.BiLSTMNet`)
+    as a teacher: its tags, and emissions as `TaskModel.emissions` gives them, from its
+    PyTorch network."""
+
+    def __init__(self, saved: SavedModel):
+        self.task, self.tags, self.featurizer = saved.task, saved.tags, saved.featurizer
+        net = bind_spellings(build_network(saved.net, sparse=False), saved.featurizer)
+        self.net = load_weights(net, saved.weights).eval()
+
+    @torch.no_grad()
+    def emissions(self, sentences: Sequence[Sequence[str]],
+                  columns: Sequence[Mapping[str, Sequence[str]]]) -> np.ndarray:
+        """Sentences (+ input columns) -> emissions [sum T, K], the sentences end to end."""
+        examples = [Example(self.featurizer.encode(w, c), []) for w, c in
+                    zip(sentences, columns, strict=True)]
+        b = collate(examples, np.arange(len(examples)), None)
+        scores = self.net(torch.from_numpy(b.ids), torch.from_numpy(b.lengths)).numpy()
+        return np.concatenate([scores[j, :n] for j, n in enumerate(b.lengths)])
+
+
+class MeanTeacher:
+    """The mean emissions of teachers that are not all runtime models (an `EnsembleModel`
+    takes only those)."""
+
+    def __init__(self, members: Sequence):
+        self.members, self.tags = list(members), members[0].tags
+        if any(m.tags.items != self.tags.items or m.task != members[0].task for m in members):
+            raise ModelError("the teachers differ in task or tags: train them on the same data")
+        self.task = members[0].task
+
+    def emissions(self, sentences: Sequence[Sequence[str]],
+                  columns: Sequence[Mapping[str, Sequence[str]]]) -> np.ndarray:
+        return sum(m.emissions(sentences, columns) for m in self.members) / len(self.members)
+
+
+def load_teacher(path: Path) -> TaskModel | NetworkTeacher:
+    """A model or ensemble directory the runtime loads, or a training-only network."""
+    if not (path / "ensemble.json").exists():
+        saved = load_model(path)
+        if saved.net.approach == "bilstm":
+            return NetworkTeacher(saved)
+    return load_tagger(path)
+
+
+def load_teachers(spec: str) -> TaskModel | NetworkTeacher | MeanTeacher:
     """'DIR[,DIR...]' -> one model, or the mean of several (each may be an ensemble)."""
     dirs = [d for d in spec.split(",") if d]
     if not dirs:
         raise ValueError("--teachers: expected model directories, got none")
-    models = [load_tagger(Path(d)) for d in dirs]
+    models = [load_teacher(Path(d)) for d in dirs]
     if len(models) == 1:
         return models[0]
     members = [m for x in models for m in (x.members if isinstance(x, EnsembleModel) else [x])]
+    if any(isinstance(m, NetworkTeacher) for m in members):
+        return MeanTeacher(members)
     return EnsembleModel(members, "mean")
 
 
