@@ -12,8 +12,9 @@
 # rate 0.1, each with word clusters (recipes/clusters.sh builds them first; needs gensim);
 # POS's and CHUNK's are seeds 1 (the recipe's run), 2 and 3.  The student's settings are
 # recipes/<task>-silver.json, for the tasks shipped from silver data; NER's student is
-# distilled from three students of the same settings (seeds 2, 3, 4, into runs/ner-students/),
-# at temperature 2 (--distill-temperature in recipes/ner-silver.json).
+# distilled, at temperature 2 (--distill-temperature in recipes/ner-silver.json), from a
+# bidirectional LSTM trained on the same silver file (recipes/ner-bilstm.json, into
+# runs/ner-students/bilstm; a training-only network, session 28).
 # With --silver-only as a second argument the script stops once the silver file is written,
 # so experiments can train their own students without overwriting the shipped model.
 set -euo pipefail
@@ -39,9 +40,7 @@ case "$task" in
        text=$D/lm/reuters21578_news.txt.xz gold="" out=runs/chunk-silver/silver.txt ;;
   *) echo "recipes/silver.sh: no silver recipe for '$task' (ner, pos, chunk)" >&2; exit 2 ;;
 esac
-students=()
-if [ "$task" = ner ]; then   # NER's taggers read word clusters; its student is distilled
-  students=(2 3 4)
+if [ "$task" = ner ]; then   # NER's taggers read word clusters
   bash recipes/clusters.sh
 fi
 dirs=()
@@ -57,13 +56,11 @@ python -m senna.train.silver --teachers "$(IFS=,; echo "${dirs[*]}")" --text "$t
 if [ "$silver_only" = 1 ]; then
   echo "$out written (--silver-only: no student trained)"
 elif [ -f "recipes/$task-silver.json" ]; then   # the shipped model's settings
-  # NER: first three students without teachers (seeds 2-4; finished ones are kept), whose
-  # mean scores the shipped student then learns from besides the gold and silver tags
-  for seed in "${students[@]}"; do
-    dir=runs/$task-students/seed$seed
-    [ -f "$dir/history.json" ] || senna train --config "recipes/$task-silver.json" \
-      --teachers "" --seed "$seed" --out "$dir"
-  done
+  # NER: first its teacher, a BiLSTM on the silver file (kept once finished), whose scores
+  # the shipped student then learns from besides the gold and silver tags
+  if [ -f "recipes/$task-bilstm.json" ] && [ ! -f "runs/$task-students/bilstm/history.json" ]; then
+    senna train --config "recipes/$task-bilstm.json"
+  fi
   senna train --config "recipes/$task-silver.json"
 else   # measured (bench/levers.py --levers silver), not shipped
   echo "$out written; no shipped $task model is trained on it (no recipes/$task-silver.json)"
