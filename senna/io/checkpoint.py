@@ -292,17 +292,14 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
                        f"emb.tables.{j}.conv.bias": (net.dims[j],)}
         elif base is None or base.get("table") != j:
             shapes[f"emb.tables.{j}.weight"] = (net.vocab_sizes[j], net.dims[j])
-    if net.approach == "bilstm":   # senna.nn.networks.BiLSTMNet: a teacher, no l1
+    if net.approach == "bilstm":   # senna.nn.networks.BiLSTMNet (a teacher): no l1
         h = net.hidden
         for way in ("", "_reverse"):
             shapes |= {f"lstm.weight_ih_l0{way}": (4 * h, net.input_dim),
                        f"lstm.weight_hh_l0{way}": (4 * h, h),
                        f"lstm.bias_ih_l0{way}": (4 * h,), f"lstm.bias_hh_l0{way}": (4 * h,)}
-        shapes |= {"l2.weight": (n_tags, 2 * h), "l2.bias": (n_tags,)}
-        if net.criterion == "sll":
-            shapes |= {"transitions": (n_tags, n_tags), "start": (n_tags,)}
-        return shapes
-    if net.approach == "window":
+        shapes["l2.weight"] = (n_tags, 2 * h)
+    elif net.approach == "window":
         shapes["l1.weight"] = (net.hidden, net.window * net.input_dim)
         for name, width in net.stacked:
             shapes |= {f"{name}.weight": (net.top_hidden, net.stack * width),
@@ -314,8 +311,9 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
                    "dist_pred.weight": (n_dist, net.dist_dim), "l1.weight": (net.hidden, net.conv)}
         if net.predicate_window:
             shapes["pred.weight"] = (net.hidden, net.predicate_window * net.input_dim)
-    shapes |= {"l1.bias": (net.hidden,), "l2.weight": (n_tags, net.top_hidden),
-               "l2.bias": (n_tags,)}
+    if net.approach != "bilstm":
+        shapes |= {"l1.bias": (net.hidden,), "l2.weight": (n_tags, net.top_hidden)}
+    shapes["l2.bias"] = (n_tags,)
     if net.criterion == "sll":
         shapes |= {"transitions": (n_tags, n_tags), "start": (n_tags,)}
     return shapes

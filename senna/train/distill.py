@@ -28,7 +28,7 @@ import torch
 
 from senna.io.checkpoint import ModelError, SavedModel, load_model
 from senna.nn.networks import bind_spellings, build_network, load_weights
-from senna.runtime.ensemble import EnsembleModel, load_tagger
+from senna.runtime.ensemble import ENSEMBLE_FILE, EnsembleModel
 from senna.runtime.model import TaskModel
 from senna.tasks import TaskSpec
 from senna.train.data import Example, collate
@@ -51,11 +51,12 @@ class NetworkTeacher:
     def emissions(self, sentences: Sequence[Sequence[str]],
                   columns: Sequence[Mapping[str, Sequence[str]]]) -> np.ndarray:
         """Sentences (+ input columns) -> emissions [sum T, K], the sentences end to end."""
-        examples = [Example(self.featurizer.encode(w, c), []) for w, c in
-                    zip(sentences, columns, strict=True)]
+        lengths = [len(s) for s in sentences]
+        flat = self.featurizer.encode_many(sentences, columns)
+        examples = [Example(ids, []) for ids in np.split(flat, np.cumsum(lengths)[:-1])]
         b = collate(examples, np.arange(len(examples)), None)
         scores = self.net(torch.from_numpy(b.ids), torch.from_numpy(b.lengths)).numpy()
-        return np.concatenate([scores[j, :n] for j, n in enumerate(b.lengths)])
+        return scores[np.arange(scores.shape[1]) < b.lengths[:, None]]   # sentence order
 
 
 class MeanTeacher:
@@ -74,12 +75,12 @@ class MeanTeacher:
 
 
 def load_teacher(path: Path) -> TaskModel | NetworkTeacher:
-    """A model or ensemble directory the runtime loads, or a training-only network."""
-    if not (path / "ensemble.json").exists():
-        saved = load_model(path)
-        if saved.net.approach == "bilstm":
-            return NetworkTeacher(saved)
-    return load_tagger(path)
+    """A model or ensemble directory the runtime loads, or a training-only network (each
+    read once)."""
+    if (path / ENSEMBLE_FILE).exists():
+        return EnsembleModel.load(path)
+    saved = load_model(path, shared_tables=True)
+    return NetworkTeacher(saved) if saved.net.approach == "bilstm" else TaskModel(saved)
 
 
 def load_teachers(spec: str) -> TaskModel | NetworkTeacher | MeanTeacher:
