@@ -35,6 +35,13 @@ def dominance(transitions: np.ndarray) -> np.ndarray:
 DENSE = 24  # up to this many tags every previous tag is a candidate (pruning costs more)
 
 
+def _pick(score: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """score[b, idx[..., b]] for score [B, U] and idx [..., B]: a gather by flat index
+    (twice as fast as score[arange(B), idx])."""
+    b, u = score.shape
+    return np.take(np.ascontiguousarray(score), idx + np.arange(b) * u)
+
+
 def _best(score: np.ndarray, transitions: np.ndarray, idx: np.ndarray
           ) -> tuple[np.ndarray, np.ndarray]:
     """Max and first argmax over candidate previous tags idx [W, B] (any order, repeats
@@ -44,8 +51,9 @@ def _best(score: np.ndarray, transitions: np.ndarray, idx: np.ndarray
     smallest tag reaching the max, found as a max of K - tag."""
     w, b = idx.shape
     k = score.shape[1]
-    cand = transitions[idx].astype(np.result_type(score, transitions), copy=False)  # [W, B, K]
-    cand += score[np.arange(b), idx][:, :, None]
+    cand = np.take(transitions, idx, axis=0).astype(np.result_type(score, transitions),
+                                                    copy=False)                  # [W, B, K]
+    cand += _pick(score, idx)[:, :, None]
     best = cand.max(0)
     small = np.min_scalar_type(k)
     weight = (k - idx).astype(small)[:, :, None]
@@ -69,7 +77,8 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
     `slack`, which bounds |transitions| and dom), so every i whose rounded sum could tie
     or win is kept: the result is exactly the full step's, first-index tie-breaking
     included.  Every row gets W candidates (padded with f, which changes nothing) and rows
-    keeping more get a second pass, W chosen to minimise the work of both passes.
+    keeping more get a second pass, W chosen to minimise the work of both passes (a third,
+    narrower pass for the second's rows costs more than it saves, measured on POS).
     Rows with non-finite scores keep every tag.  With at most DENSE tags (NER: 17) the
     full step is cheaper than the pruning and is done directly.
     """
@@ -77,15 +86,16 @@ def _step(score: np.ndarray, transitions: np.ndarray, dom: np.ndarray, slack: fl
     if k <= DENSE:
         return _best(score, transitions, np.repeat(np.arange(k)[:, None], b, 1))
     lead = score.argmax(1)
-    top = score[np.arange(b), lead]                                   # the max, gathered
+    top = _pick(score, lead)                                          # the max, gathered
     peak = float(np.abs(top).max())
     finite = np.isfinite(peak)
     if not finite:                                                    # rare: inf/NaN rows
         peak = float(np.abs(top[np.isfinite(top)]).max(initial=0.0))
-    keep = score + dom[lead] >= (top - 64 * eps * (peak + slack))[:, None]
+    keep = score + np.take(dom, lead, axis=0) >= (top - 64 * eps * (peak + slack))[:, None]
     if not finite:
         keep[~np.isfinite(top)] = True
-    rows, tags = np.nonzero(keep)                                     # by row
+    rows, tags = np.divmod(np.flatnonzero(keep), k)                   # by row (a 2-D
+    # nonzero is ten times slower)
     count = np.bincount(rows, minlength=b)
     rank = np.arange(len(rows)) - (np.cumsum(count) - count)[rows]
     most = int(count.max())
