@@ -37,9 +37,12 @@ DENSE = 24  # up to this many tags every previous tag is a candidate (pruning co
 
 def _pick(score: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """score[b, idx[..., b]] for score [B, U] and idx [..., B]: a gather by flat index
-    (twice as fast as score[arange(B), idx])."""
+    (twice as fast as score[arange(B), idx]); a column slice (a tag group's scores) is
+    gathered in place rather than copied whole."""
     b, u = score.shape
-    return np.take(np.ascontiguousarray(score), idx + np.arange(b) * u)
+    if not score.flags.c_contiguous:
+        return score[np.arange(b), idx]
+    return np.take(score, idx + np.arange(b) * u)
 
 
 def _best(score: np.ndarray, transitions: np.ndarray, idx: np.ndarray
