@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from senna.io.manifest import drop_manifest, inside, quiet, verify, write_manifest
 from senna.io.npz import load_npz
 from senna.io.text import open_text
 from senna.text.normalize import NUMBER, PADDING, RARE, normalize_word
@@ -35,6 +36,8 @@ WORDS_FILE = "words.lst"
 VECTORS_FILE = "vectors.npz"
 META_FILE = "embeddings.json"
 DTYPES = ("float16", "float32")
+REQUIRED = (WORDS_FILE, VECTORS_FILE, META_FILE)
+LM_FILE = "lm.npz"   # the language model's hidden layers (`senna lm export` writes them)
 SPECIAL = (PADDING, RARE)
 
 #: Where the language model's embeddings are shipped (written by the LM training).
@@ -121,12 +124,26 @@ def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
     return meta
 
 
+def embedding_files(path: str | os.PathLike) -> list[str]:
+    """The files of an embeddings directory that its manifest records."""
+    return [*REQUIRED, *(n for n in (LM_FILE,) if (Path(path) / n).exists())]
+
+
+def seal_embeddings(path: str | os.PathLike) -> None:
+    """Read an embeddings directory with every check, then write its manifest."""
+    with quiet():
+        _read_dir(path, None)
+    write_manifest(path, embedding_files(path))
+
+
 def read_stored(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
     """An embeddings directory as stored, checked: (words.lst's bytes, one word a line;
     vectors [N, D] in their stored dtype).  What a tagger needs at run time, where decoding
-    130k words would cost more than the rows it reads (`senna.vocab.FileIndex`)."""
-    meta = read_metadata(path)
+    130k words would cost more than the rows it reads (`senna.vocab.FileIndex`).  Its files
+    must be its own (no links out of it) and, where it has a manifest, as saved."""
     root = Path(path)
+    inside(root, embedding_files(root))
+    meta = read_metadata(path)
     try:
         words = (root / WORDS_FILE).read_bytes()
         words.decode("utf-8")
@@ -136,15 +153,26 @@ def read_stored(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
         raise ValueError(f"{root / WORDS_FILE}: unreadable ({e})") from None
     if not (root / VECTORS_FILE).is_file():
         raise ValueError(f"{path}: incomplete embeddings directory (no {VECTORS_FILE})")
+    count = words.count(b"\n") + (not words.endswith(b"\n") and bool(words))
+
+    def expect(name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        if name != "vectors" or shape != (count, meta["dim"]) or dtype.name not in DTYPES:
+            raise ValueError(f"{root / VECTORS_FILE}: array '{name}' ({dtype}, shape "
+                             f"{shape}), expected 'vectors' of float16 or float32, shape "
+                             f"{(count, meta['dim'])} ({count} words, dim {meta['dim']} "
+                             f"in {META_FILE})")
+
     try:
-        vectors = load_npz(root / VECTORS_FILE)["vectors"]
+        vectors = load_npz(root / VECTORS_FILE, expect)["vectors"]
     except Exception as e:  # numpy, zipfile and zlib raise many types on a damaged file
-        raise ValueError(f"{root / VECTORS_FILE}: unreadable ({type(e).__name__}: {e})"
+        text = str(e)
+        raise ValueError(text if text.startswith(str(root / VECTORS_FILE)) else
+                         f"{root / VECTORS_FILE}: unreadable ({type(e).__name__}: {text})"
                          ) from None
     if vectors.ndim != 2 or vectors.dtype.kind != "f":
         raise ValueError(f"{root / VECTORS_FILE}: expected a 2-D float array 'vectors', got "
                          f"{vectors.dtype} of shape {vectors.shape}")
-    count = words.count(b"\n") + (not words.endswith(b"\n") and bool(words))
+    verify(root, embedding_files(root))
     if count != vectors.shape[0]:
         raise ValueError(f"{path}: {count} words but {vectors.shape[0]} vectors")
     if meta["count"] != count:
@@ -215,11 +243,13 @@ def save_embeddings(path: str | os.PathLike, words: Sequence[str], vectors: np.n
         raise ValueError(f"metadata is not JSON-serialisable: {e}") from None
     root = Path(path)
     root.mkdir(parents=True, exist_ok=True)
+    drop_manifest(root)
     with open(root / WORDS_FILE, "w", encoding="utf-8", newline="") as f:
         f.write("".join(w + "\n" for w in words))
     np.savez(root / VECTORS_FILE, vectors=stored)
     with open(root / META_FILE, "w", encoding="utf-8") as f:
         f.write(text)
+    write_manifest(root, embedding_files(root))
 
 
 def scaled(vectors: np.ndarray, divisor: float) -> np.ndarray:

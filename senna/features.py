@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from senna.decode.documents import NONE
+from senna.io.npz import load_npy
 from senna.text.normalize import (
     CAPS_TAGS,
     caps_feature,
@@ -132,14 +133,20 @@ class Gazetteer:
                     self._lengths[e[0]].append(len(e))
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> Gazetteer:
-        """Read `TYPE word word ...` lines (the CoNLL-2003 list format)."""
+    def load(cls, path: str | os.PathLike, strict: bool = False) -> Gazetteer:
+        """Read `TYPE word word ...` lines (the CoNLL-2003 list format).  `strict` (a
+        model's own copy, which `save` wrote): UTF-8 and every line an entry, else
+        ValueError naming the line; otherwise undecodable bytes and other lines are
+        passed over, as in lists found elsewhere."""
         entries: dict[str, set[tuple[str, ...]]] = {}
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
+        with open(path, encoding="utf-8", errors="strict" if strict else "replace") as f:
+            for n, line in enumerate(f, 1):
                 parts = line.split()
                 if len(parts) >= 2:
                     entries.setdefault(parts[0], set()).add(tuple(parts[1:]))
+                elif strict:
+                    raise ValueError(f"{path}:{n}: expected 'TYPE word ...', got "
+                                     f"{line.strip()[:40]!r}")
         if not entries:
             raise ValueError(f"{path}: no gazetteer entries (expected 'TYPE word ...' lines)")
         return cls(entries)
@@ -320,14 +327,33 @@ class Lexicon:
             fields = head.split()
             if not fields or fields[0] != b"#clusters":
                 raise ValueError("no '#clusters <size> ...' header")
-            ids = np.load(ids_file, allow_pickle=False)
-            if ids.dtype != np.uint16 or ids.ndim != 2:
-                raise ValueError(f"{ids_file.name}: expected a 2-d uint16 array")
-            lexicon = cls.__new__(cls)
-            lexicon._set([int(s) for s in fields[1:]], keys, ids, str(words))
+            sizes = [int(s) for s in fields[1:]]
+            count = keys.count(b"\n") + (not keys.endswith(b"\n") and bool(keys))
+        except ValueError as e:   # UnicodeDecodeError too
+            raise ValueError(f"{words}: corrupt cluster lexicon ({e})") from None
+
+        def expect(name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+            if dtype != np.uint16 or shape != (count, len(sizes)):
+                raise ValueError(f"{ids_file}: {dtype} array of shape {shape}, expected "
+                                 f"uint16 of shape {(count, len(sizes))} ({words.name}: "
+                                 f"{count} keys, {len(sizes)} sizes)")
+
+        try:
+            ids = load_npy(ids_file, expect)
+        except (ValueError, EOFError) as e:
+            text = str(e)
+            raise ValueError(text if text.startswith(str(ids_file))
+                             else f"{ids_file}: corrupt ({text})") from None
+        lexicon = cls.__new__(cls)
+        try:
+            lexicon._set(sizes, keys, ids, str(words))
         except ValueError as e:   # UnicodeDecodeError too
             raise ValueError(f"{words}: corrupt cluster lexicon ({e})") from None
         return lexicon
+
+    def preload(self) -> None:
+        """Index the keys now (which checks that none is listed twice)."""
+        self._keys.built()
 
 
 class Feature:

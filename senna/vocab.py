@@ -328,10 +328,13 @@ class Vocab:
         if not data.startswith(f"{PADDING}\n{RARE}\n".encode()):
             raise ValueError(f"{path}: a vocabulary must start with {PADDING}, {RARE}")
         try:
-            if data.count(b"\n") >= LARGE:
+            if data.count(b"\n") >= LARGE:   # duplicates: found when it is indexed
                 vocab: Vocab = FileVocab(FileIndex(data, str(path)))
             else:
-                vocab = cls(data.decode("utf-8").split("\n")[:-1])
+                items = data.decode("utf-8").split("\n")[:-1]
+                if len(set(items)) != len(items):
+                    raise ValueError(f"{path}: lists an entry twice")
+                vocab = cls(items)
         except UnicodeDecodeError as e:
             raise ValueError(f"{path}: not UTF-8 ({e})") from None
         _LOADED[data] = vocab

@@ -24,21 +24,38 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
+import re
 import zipfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from senna.embeddings import read_stored, scaled
 from senna.features import FeatureSpec, Featurizer, Gazetteer, Lexicon
-from senna.io.npz import load_npz
+from senna.io.manifest import MANIFEST, drop_manifest, inside, quiet, verify, write_manifest
+from senna.io.npz import Check, load_npz
 from senna.nn.config import NetConfig
-from senna.vocab import FileIndex, TagSet, Vocab
+from senna.tags import SCHEMES, split_tag
+from senna.vocab import FileIndex, FileVocab, TagSet, Vocab
 
 FORMAT = "senna-model"
 VERSION = 1
+# Largest magnitude a stored weight may have: the shipped models' largest is 14.1 (PT0's
+# tag embeddings; transitions reach 12.9), so this leaves a margin of 700 times, while a
+# weight near float32's limit (3e38) overflows the network's sums.
+WEIGHT_LIMIT = 1e4
+# files a model directory may hold besides config.json, weights.npz and vocab/
+OPTIONAL_FILES = ("gazetteer.lst", *Lexicon.MODEL_FILES, "clusters.lst")
+# least value of each whole-number network setting (NetConfig checks how they combine)
+_NET_LEAST = {"n_tags": 1, "window": 1, "hidden": 1, "conv": 0, "dist_dim": 0, "max_dist": 0,
+              "predicate_window": 0, "stack": 0, "stack_hidden": 0, "stack_depth": 1}
+_NAME = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*")   # a feature's vocabulary file name
+T = TypeVar("T")
 
 
 class ModelError(ValueError):
@@ -83,7 +100,10 @@ def _cached_embeddings(path: str, stamp: int) -> tuple[np.ndarray, FileIndex]:
         raise ValueError(f"{path}: not an embeddings directory")
     words, vectors = read_stored(path)
     _check_values(vectors, "vectors", Path(path) / "vectors.npz")
-    return vectors, FileIndex(words, str(Path(path) / "words.lst"))
+    index = FileIndex(words, str(Path(path) / "words.lst"))
+    if not (Path(path) / MANIFEST).exists():
+        index.built()   # no word twice: a manifest vouches for it, else checked now
+    return vectors, index
 
 
 def base_table(base: dict, vocab: Vocab, model_dir: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -192,6 +212,7 @@ def save_model(path: str | os.PathLike, model: SavedModel) -> None:
         spec = model.featurizer.specs[base["table"]]
         weights = _pack(weights, base, model.featurizer.vocabs[spec.name], path)
     (path / "vocab").mkdir(parents=True, exist_ok=True)
+    drop_manifest(path)
     for spec in model.featurizer.specs:
         model.featurizer.vocabs[spec.name].save(path / "vocab" / f"{spec.name}.lst")
     if model.featurizer.gazetteer is not None:
@@ -219,6 +240,7 @@ def save_model(path: str | os.PathLike, model: SavedModel) -> None:
     if model.featurizer.fold_caps:   # written only when set: older models' files unchanged
         config["fold_caps"] = True
     (path / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+    write_manifest(path, model_files(path, model.featurizer.specs))
 
 
 def _read_config(path: Path) -> dict:
@@ -233,47 +255,105 @@ def _read_config(path: Path) -> dict:
     if config.get("version") != VERSION:
         raise ModelError(f"{path}: model format version {config.get('version')!r}, "
                          f"this senna reads version {VERSION}")
+    check_config(config, path / "config.json")
     return config
 
 
-def _read_weights(path: Path) -> dict[str, np.ndarray]:
+def _reading(file: Path, read: Callable[[Path], T]) -> T:
+    """`read(file)`, its failures as one ModelError line that names the file."""
     try:
-        return load_npz(path / "weights.npz")
+        return read(file)
+    except ModelError:
+        raise
     except FileNotFoundError:
-        raise ModelError(f"{path}: weights.npz is missing") from None
+        raise ModelError(f"{file}: missing") from None
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
-        raise ModelError(f"{path}/weights.npz: corrupt ({e})") from None
+        text = str(e)
+        named = text.startswith(str(file.parent))   # names the file (or its partner)
+        raise ModelError(text if named else f"{file}: corrupt ({text})") from None
+
+
+def model_files(path: Path, specs: Sequence[FeatureSpec]) -> list[str]:
+    """The files of a model directory that loading it reads (relative, '/'-separated)."""
+    names = ["config.json", "weights.npz", *(f"vocab/{s.name}.lst" for s in specs)]
+    return names + [n for n in OPTIONAL_FILES if (path / n).exists() or (path / n).is_symlink()]
+
+
+def _read_gazetteer(file: Path, specs: Sequence[FeatureSpec]) -> Gazetteer:
+    """The model's gazetteer, with an entry of every type its features read."""
+    gaz = Gazetteer.load(file, strict=True)
+    for spec in specs:
+        if spec.kind == "gazetteer" and spec.arg not in gaz.entries:
+            raise ModelError(f"{file}: no {spec.arg} entries, which feature {spec.name} reads")
+    return gaz
+
+
+def _read_featurizer(path: Path, config: dict, specs: list[FeatureSpec], sealed: bool
+                     ) -> Featurizer:
+    """Vocabularies, gazetteer and cluster lexicon.  Without a manifest (`sealed` False)
+    the large vocabularies are checked for duplicates now (else a manifest vouches for
+    them: `senna.io.manifest`)."""
+    vocabs = {s.name: _reading(path / "vocab" / f"{s.name}.lst",
+                               lambda f: _read_vocab(f, sealed)) for s in specs}
+    gaz = (_reading(path / "gazetteer.lst", lambda f: _read_gazetteer(f, specs))
+           if (path / "gazetteer.lst").exists() else None)
+    lexicon = (_reading(path / "clusters.words", lambda _: Lexicon.load_model_files(path))
+               if (path / "clusters.words").exists()
+               else _reading(path / "clusters.lst", Lexicon.load)
+               if (path / "clusters.lst").exists() else None)
+    if lexicon is not None and not sealed:
+        lexicon.preload()
+    return Featurizer(specs, vocabs, gaz, lexicon, bool(config.get("fold_caps")))
+
+
+def _read_vocab(file: Path, sealed: bool) -> Vocab:
+    vocab = Vocab.load(file)
+    if not sealed and isinstance(vocab, FileVocab):
+        vocab.preload()   # indexing checks that no entry is listed twice
+    return vocab
 
 
 def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedModel:
-    """`shared_tables`: word tables trained from embeddings stay `OverlayTable`s (runtime)."""
+    """`shared_tables`: word tables trained from embeddings stay `OverlayTable`s (runtime).
+    Every file is checked before the model is used (`check_config`, `check_model`, the
+    arrays' headers before they are read) and last against the manifest."""
     path = Path(path)
-    config = _read_config(path)
     try:
+        inside(path, ["config.json"])
+        config = _read_config(path)
         specs = [FeatureSpec(**s) for s in config["features"]]
-        vocabs = {s.name: Vocab.load(path / "vocab" / f"{s.name}.lst") for s in specs}
-        gaz = Gazetteer.load(path / "gazetteer.lst") if (path / "gazetteer.lst").exists() else None
-        lexicon = (Lexicon.load_model_files(path) if (path / "clusters.words").exists()
-                   else Lexicon.load(path / "clusters.lst") if (path / "clusters.lst").exists()
-                   else None)
+        files = model_files(path, specs)
+        inside(path, files)
+        featurizer = _read_featurizer(path, config, specs, (path / MANIFEST).exists())
         net = NetConfig.from_dict(config["net"])
-        featurizer = Featurizer(specs, vocabs, gaz, lexicon, bool(config.get("fold_caps")))
-        model = SavedModel(config["task"], net, featurizer,
-                           TagSet(config["tags"]), _read_weights(path),
+        model = SavedModel(config["task"], net, featurizer, TagSet(config["tags"]), {},
                            {k: v for k, v in config.items()
                             if k not in ("format", "version", "task", "net", "features", "tags",
                                          "fold_caps")})
-        base = model.info.get("word_base")
+        check_settings(model, path)
+        model.weights = _reading(path / "weights.npz",
+                                 lambda f: load_npz(f, _array_check(model, f)))
         check_model(model, path)
+        verify(path, files)
+        base = model.info.get("word_base")
         if base is not None:
             where = Path(base["embeddings"])
             base["embeddings"] = str(where if where.is_absolute() else (path / where).resolve())
-            _unpack(model.weights, base, vocabs[specs[base["table"]].name], path, shared_tables)
+            _unpack(model.weights, base, featurizer.vocabs[specs[base["table"]].name], path,
+                    shared_tables)
     except ModelError:
         raise
     except (KeyError, TypeError, ValueError, OSError) as e:
         raise ModelError(f"{path}: incomplete or corrupt model ({type(e).__name__}: {e})") from None
     return model
+
+
+def seal_model(path: str | os.PathLike) -> None:
+    """Load a model with every check, then write its manifest (`senna.io.manifest`)."""
+    path = Path(path)
+    with quiet():
+        model = load_model(path)
+    write_manifest(path, model_files(path, model.featurizer.specs))
 
 
 def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
@@ -319,41 +399,151 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-_EXPONENT = {2: (np.uint16, 0x7C00), 4: (np.uint32, 0x7F800000)}   # float16, float32
+_MAGNITUDE = {2: np.uint16, 4: np.uint32}   # float16, float32: the bits without the sign
 
 
-def _all_finite(a: np.ndarray) -> bool:
-    """No NaN or infinity.  float16/32: an IEEE float is one exactly when its exponent bits
-    are all ones, an integer test on the bits, in blocks (a few times faster than summing,
-    and no temporary as large as the 13 MB embeddings); else a float64 sum, finite exactly
-    when every value is."""
-    if a.dtype.itemsize not in _EXPONENT or not a.flags.c_contiguous:
-        return bool(np.isfinite(a.sum(dtype=np.float64)))
-    kind, mask = _EXPONENT[a.dtype.itemsize]
+def _within(a: np.ndarray, limit: float) -> bool:
+    """Every value finite and at most `limit` in magnitude.  float16/32: an IEEE float's
+    magnitude orders as its bits without the sign (NaN and infinities above every finite
+    value), an integer test, in blocks (a few times faster than comparing floats, and no
+    temporary as large as the 13 MB embeddings); else in float64."""
+    if a.dtype.itemsize not in _MAGNITUDE or a.dtype.kind != "f" or not a.flags.c_contiguous:
+        with np.errstate(invalid="ignore"):
+            return bool((np.abs(a.astype(np.float64)) <= limit).all())
+    kind = _MAGNITUDE[a.dtype.itemsize]
+    mask = kind(np.iinfo(kind).max >> 1)
+    top = np.array(min(limit, float(np.finfo(a.dtype).max)), dtype=a.dtype).view(kind)
     bits = a.reshape(-1).view(kind)
     step = 1 << 18
     buf = np.empty(min(step, len(bits)), dtype=kind)
     for i in range(0, len(bits), step):
         part = np.bitwise_and(bits[i : i + step], mask, out=buf[: len(bits[i : i + step])])
-        if (part == mask).any():
+        if (part > top).any():
             return False
     return True
 
 
-def _check_values(a: np.ndarray, name: str, file: Path) -> None:
-    """Floating point and finite."""
-    if a.dtype.kind != "f":
-        raise ModelError(f"{file}: array '{name}' holds {a.dtype} values, expected floating "
+def _all_finite(a: np.ndarray) -> bool:
+    """No NaN or infinity."""
+    return _within(a, np.inf)
+
+
+def _float_only(dtype: np.dtype, name: str, file: Path) -> None:
+    if dtype.kind != "f":
+        raise ModelError(f"{file}: array '{name}' holds {dtype} values, expected floating "
                          "point")
-    if not _all_finite(a):
-        bad = int(a.size - np.isfinite(a).sum())
+
+
+def _check_values(a: np.ndarray, name: str, file: Path) -> None:
+    """Floating point, finite and at most WEIGHT_LIMIT in magnitude."""
+    _float_only(a.dtype, name, file)
+    if _within(a, WEIGHT_LIMIT):
+        return
+    bad = int(a.size - np.isfinite(a).sum())
+    if bad:
         raise ModelError(f"{file}: array '{name}' holds {bad} value{'s' * (bad != 1)} that "
                          f"{'are' if bad != 1 else 'is'} not finite (NaN or infinite)")
+    big = int((np.abs(a.astype(np.float64)) > WEIGHT_LIMIT).sum())
+    raise ModelError(f"{file}: array '{name}' holds {big} value{'s' * (big != 1)} beyond "
+                     f"±{WEIGHT_LIMIT:g}, no trained weight is that large")
 
 
-def check_model(model: SavedModel, path: Path) -> None:
-    """ModelError, naming the file and the array, unless the settings in config.json, the
-    vocabularies, the tags and the arrays of weights.npz agree (see the module doc)."""
+def _whole(value: object, at: str, file: Path, least: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        what = "positive" if least > 0 else "non-negative"
+        raise ModelError(f"{file}: {at} must be a {what} whole number, got {value!r}")
+
+
+def _check_net(net: object, file: Path) -> None:
+    """Types and ranges of the network settings (their consistency: NetConfig)."""
+    if not isinstance(net, dict):
+        raise ModelError(f"{file}: 'net' must be an object of network settings")
+    for key, least in _NET_LEAST.items():
+        if key in net:
+            _whole(net[key], f"net.{key}", file, least)
+    for key in ("approach", "criterion"):
+        if key in net and not isinstance(net[key], str):
+            raise ModelError(f"{file}: net.{key} must be a string, got {net[key]!r}")
+    for key in ("vocab_sizes", "dims", "chars"):
+        if not isinstance(net.get(key, []), list):
+            raise ModelError(f"{file}: net.{key} must be a list, got {net[key]!r}")
+    for key in ("vocab_sizes", "dims"):
+        for i, v in enumerate(net.get(key, [])):
+            _whole(v, f"net.{key}[{i}]", file, 1)
+    for i, c in enumerate(net.get("chars", [])):
+        if not isinstance(c, list) or len(c) not in (0, 2):
+            raise ModelError(f"{file}: net.chars[{i}] must be [] or [width, window], got {c!r}")
+        for v in c:
+            _whole(v, f"net.chars[{i}]", file, 1)
+
+
+def _check_features(features: object, file: Path) -> None:
+    if not isinstance(features, list) or not all(isinstance(f, dict) for f in features):
+        raise ModelError(f"{file}: 'features' must be a list of feature objects")
+    for i, f in enumerate(features):
+        name = f.get("name")
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            raise ModelError(f"{file}: features[{i}].name must be a plain file name "
+                             f"(letters, digits, _ . + -), got {name!r}")
+        if not isinstance(f.get("kind"), str) or not isinstance(f.get("arg", ""), str):
+            raise ModelError(f"{file}: features[{i}] ({name}): kind and arg must be strings")
+        _whole(f.get("dim"), f"features[{i}].dim", file, 1)
+
+
+def _check_tags(tags: object, scheme: object, file: Path) -> None:
+    """A list of distinct names, each one of the scheme's (IOBES: O or B-/I-/E-/S-TYPE)."""
+    if not isinstance(tags, list) or not tags \
+            or not all(isinstance(t, str) and t and t == t.strip() and " " not in t
+                       for t in tags):
+        raise ModelError(f"{file}: 'tags' must be a list of tag names, got "
+                         f"{str(tags)[:60]}")
+    if len(set(tags)) != len(tags):
+        raise ModelError(f"{file}: tags are listed twice")
+    if scheme is not None and scheme not in SCHEMES and scheme != "tags":
+        raise ModelError(f"{file}: scheme must be one of {('tags', *SCHEMES)}, got {scheme!r}")
+    prefixes = "BIES" if scheme == "iobes" else "BI" if scheme in SCHEMES else None
+    for t in tags:
+        prefix, kind = split_tag(t)
+        if prefixes and t != "O" and not (prefix in prefixes and len(prefix) == 1 and kind):
+            raise ModelError(f"{file}: tag {t!r} is not one of the {scheme} scheme (O or "
+                             f"{'/'.join(prefixes)}-TYPE)")
+
+
+def _check_base(base: object, file: Path) -> None:
+    """word_base: where the word table's other rows come from and how they are scaled."""
+    if not isinstance(base, dict) or not isinstance(base.get("embeddings"), str):
+        raise ModelError(f"{file}: word_base must give the embeddings directory as a string")
+    divisor = base.get("divisor")
+    if not isinstance(divisor, int | float) or isinstance(divisor, bool) \
+            or not math.isfinite(divisor) or divisor <= 0:
+        raise ModelError(f"{file}: word_base.divisor must be a positive number, got "
+                         f"{divisor!r}")
+    _whole(base.get("table"), "word_base.table", file, 0)
+
+
+def check_config(config: dict, file: Path) -> None:
+    """ModelError, naming config.json and the field, unless every field the runtime reads
+    has its type and a usable value."""
+    if not isinstance(config.get("task"), str) or not config["task"]:
+        raise ModelError(f"{file}: 'task' must be a task name, got {config.get('task')!r}")
+    _check_net(config.get("net"), file)
+    _check_features(config.get("features"), file)
+    _check_tags(config.get("tags"), config.get("scheme"), file)
+    if not isinstance(config.get("fold_caps", False), bool):
+        raise ModelError(f"{file}: fold_caps must be true or false")
+    if config.get("rows_dtype", "float32") not in ("float16", "float32"):
+        raise ModelError(f"{file}: rows_dtype must be float16 or float32, got "
+                         f"{config['rows_dtype']!r}")
+    if "word_base" in config:
+        _check_base(config["word_base"], file)
+        table = config["word_base"]["table"]
+        if table >= len(config["features"]):
+            raise ModelError(f"{file}: word_base.table is {table}, not a feature index")
+
+
+def check_settings(model: SavedModel, path: Path) -> None:
+    """ModelError, naming the file, unless the settings in config.json, the vocabularies
+    and the tags agree."""
     net, specs, config = model.net, model.featurizer.specs, path / "config.json"
     if len(specs) != len(net.dims):
         raise ModelError(f"{config}: {len(specs)} features, but net.dims has {len(net.dims)}")
@@ -373,6 +563,44 @@ def check_model(model: SavedModel, path: Path) -> None:
         raise ModelError(f"{config}: {len(model.tags)} tags, but net.n_tags is {net.n_tags}")
     if len(set(model.tags.items)) != len(model.tags):
         raise ModelError(f"{config}: tags are listed twice")
+
+
+def _array_check(model: SavedModel, file: Path) -> Check:
+    """What `load_npz` asks of each array's header before reading it: a name and shape the
+    network settings call for, floating point (row ids: integers)."""
+    shapes = expected_shapes(model)
+    base = model.info.get("word_base")
+    j = base["table"] if base is not None else -1
+    n = model.net.vocab_sizes[j] if base is not None else 0
+
+    def check(name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        if name == f"emb.tables.{j}.rows":
+            if len(shape) != 1 or dtype.kind not in "iu" or shape[0] > n:
+                raise ModelError(f"{file}: array '{name}' must be at most {n} row ids (1-D "
+                                 f"integers), got {dtype} of shape {shape}")
+            return
+        if name == f"emb.tables.{j}.values":
+            dim = model.net.dims[j]
+            if len(shape) != 2 or shape[0] > n or shape[1] != dim:
+                raise ModelError(f"{file}: array '{name}' has shape {shape}, expected at "
+                                 f"most {n} rows of {dim}")
+            _float_only(dtype, name, file)
+            return
+        want = shapes.get(name)
+        if want is None:
+            raise ModelError(f"{file}: array '{name}' is not one the network settings in "
+                             "config.json call for")
+        if shape != want:
+            raise ModelError(f"{file}: array '{name}' has shape {shape}, expected {want}")
+        _float_only(dtype, name, file)
+
+    return check
+
+
+def check_model(model: SavedModel, path: Path) -> None:
+    """ModelError, naming the file and the array, unless the settings in config.json, the
+    vocabularies, the tags and the arrays of weights.npz agree (see the module doc)."""
+    check_settings(model, path)
     file = path / "weights.npz"
     weights = model.weights
     for name, shape in expected_shapes(model).items():

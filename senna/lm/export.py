@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from senna.embeddings import save_embeddings, write_embeddings
+from senna.embeddings import embedding_files, save_embeddings, write_embeddings
+from senna.io.manifest import write_manifest
 from senna.lm.corpus import Corpus
 from senna.lm.train import CHECKPOINT, HIDDEN_FILE, unfinished_stage
 
@@ -40,6 +41,7 @@ def export(model_dir: str | os.PathLike, to: str | os.PathLike, fmt: str = "senn
         save_embeddings(to, words, vectors, meta=meta, dtype=dtype)
         np.savez(Path(to) / HIDDEN_FILE, **{k: v.numpy() for k, v in state["model"].items()
                                             if not k.startswith("emb.")})
+        write_manifest(to, embedding_files(to))   # now with the hidden layers
         coverage = {h["dictionary"]: corpus.coverage(h["dictionary"]) for h in meta["history"]}
         (Path(to) / "MODEL_CARD.md").write_text(
             card(meta, len(words), vectors.shape[1], dtype, coverage,

@@ -31,14 +31,14 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from senna.embeddings import embedding_matrix, read_embeddings, read_metadata
+from senna.embeddings import LM_FILE, embedding_matrix, read_embeddings, read_metadata
 from senna.lm.config import LMConfig
 from senna.lm.corpus import Corpus
 from senna.lm.model import RankingLM, grow_vocab, ranking_loss
 from senna.lm.sampler import WindowSampler
 
 CHECKPOINT = "checkpoint.pt"
-HIDDEN_FILE = "lm.npz"  # the hidden layers beside exported embeddings: a later run goes on
+HIDDEN_FILE = LM_FILE  # the hidden layers beside exported embeddings: a later run goes on
 
 
 def pick_device(name: str) -> torch.device:
