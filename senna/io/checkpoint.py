@@ -37,7 +37,15 @@ import numpy as np
 
 from senna.embeddings import read_stored, scaled
 from senna.features import FeatureSpec, Featurizer, Gazetteer, Lexicon
-from senna.io.manifest import MANIFEST, drop_manifest, inside, quiet, verify, write_manifest
+from senna.io.manifest import (
+    MANIFEST,
+    ManifestError,
+    drop_manifest,
+    inside,
+    quiet,
+    verify,
+    write_manifest,
+)
 from senna.io.npz import Check, load_npz
 from senna.nn.config import NetConfig
 from senna.tags import SCHEMES, split_tag
@@ -343,6 +351,8 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
                     shared_tables)
     except ModelError:
         raise
+    except ManifestError as e:   # names the file already
+        raise ModelError(str(e)) from None
     except (KeyError, TypeError, ValueError, OSError) as e:
         raise ModelError(f"{path}: incomplete or corrupt model ({type(e).__name__}: {e})") from None
     return model

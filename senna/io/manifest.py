@@ -35,6 +35,10 @@ _WARNED: set[str] = set()
 _QUIET = False
 
 
+class ManifestError(ValueError):
+    """A directory's files are not those it was saved with (or lead out of it)."""
+
+
 def digest(path: Path) -> dict[str, int | str]:
     """{"size", "sha256"} of a file."""
     h = hashlib.sha256()
@@ -45,14 +49,14 @@ def digest(path: Path) -> dict[str, int | str]:
 
 
 def inside(root: Path, names: Iterable[str]) -> None:
-    """ValueError for a file of `root` that is a link leading out of it (a model directory
+    """ManifestError for a file of `root` that is a link leading out of it (a model directory
     must hold its own files: a link to /etc/passwd is no gazetteer)."""
     top = root.resolve()
     for name in names:
         path = root / name
         if (path.is_symlink() or path.parent.is_symlink()) \
                 and not path.resolve().is_relative_to(top):
-            raise ValueError(f"{path}: a link to {path.resolve()}, outside {root}; copy the "
+            raise ManifestError(f"{path}: a link to {path.resolve()}, outside {root}; copy the "
                              "file into the directory")
 
 
@@ -82,13 +86,13 @@ def read_manifest(root: Path) -> dict[str, dict] | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{file}: corrupt ({e})") from None
+        raise ManifestError(f"{file}: corrupt ({e})") from None
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(data, dict) or data.get("format") != FORMAT \
             or data.get("version") != VERSION or not isinstance(files, dict) \
             or not all(isinstance(v, dict) and isinstance(v.get("size"), int)
                        and isinstance(v.get("sha256"), str) for v in files.values()):
-        raise ValueError(f"{file}: not a {FORMAT} version {VERSION} file")
+        raise ManifestError(f"{file}: not a {FORMAT} version {VERSION} file")
     return files
 
 
@@ -105,7 +109,7 @@ def quiet() -> Iterator[None]:
 
 def verify(root: str | os.PathLike, names: Iterable[str]) -> bool:
     """Check the files `names` that `root` holds (those its loader would read) against its
-    manifest: ValueError naming the first file that changed, is missing or is not listed.
+    manifest: ManifestError naming the first file that changed, is missing or is not listed.
     -> False (after a one-line warning on stderr, once per directory) when there is no
     manifest, True when every file matched."""
     root = Path(root)
@@ -120,16 +124,16 @@ def verify(root: str | os.PathLike, names: Iterable[str]) -> bool:
         return False
     present = set(names)
     for name in sorted(present - set(files)):
-        raise ValueError(f"{root / name}: not in {MANIFEST}, so not saved with the model; "
+        raise ManifestError(f"{root / name}: not in {MANIFEST}, so not saved with the model; "
                          "remove it or restore the model")
     for name, want in files.items():
         path = root / name
         if not path.is_file():
-            raise ValueError(f"{path}: missing; restore the model")
+            raise ManifestError(f"{path}: missing; restore the model")
         got = digest(path)
         if got != {"size": want["size"], "sha256": want["sha256"]}:
             what = (f"{got['size']:,} bytes, saved with {want['size']:,}"
                     if got["size"] != want["size"] else "same size, different content")
-            raise ValueError(f"{path}: changed since the model was saved ({what}); retrain "
+            raise ManifestError(f"{path}: changed since the model was saved ({what}); retrain "
                              "or restore it")
     return True
