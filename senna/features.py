@@ -334,16 +334,15 @@ class Lexicon:
 
         def expect(name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
             if dtype != np.uint16 or shape != (count, len(sizes)):
-                raise ValueError(f"{ids_file}: {dtype} array of shape {shape}, expected "
-                                 f"uint16 of shape {(count, len(sizes))} ({words.name}: "
-                                 f"{count} keys, {len(sizes)} sizes)")
+                raise ValueError(f"{dtype} array of shape {shape}, expected uint16 of shape "
+                                 f"{(count, len(sizes))} ({words.name}: {count} keys, "
+                                 f"{len(sizes)} sizes)")
 
         try:
             ids = load_npy(ids_file, expect)
         except (ValueError, EOFError) as e:
-            text = str(e)
-            raise ValueError(text if text.startswith(str(ids_file))
-                             else f"{ids_file}: corrupt ({text})") from None
+            detail = str(e).removeprefix(str(ids_file)).removeprefix(":").strip()
+            raise ValueError(f"{ids_file}: corrupt cluster ids ({detail})") from None
         lexicon = cls.__new__(cls)
         try:
             lexicon._set(sizes, keys, ids, str(words))

@@ -121,7 +121,7 @@ def test_a_model_with_a_corrupt_lexicon_is_a_model_error(tmp_path):
     # a model of session 25 kept the text lexicon: it still loads, to the same lexicon
     old = tmp_path / "old"
     shutil.copytree(out, old)
-    for name in ("clusters.words", "clusters.npy"):
+    for name in ("clusters.words", "clusters.npy", "manifest.json"):
         (old / name).unlink()
     lexicon.save(old / "clusters.lst")
     assert load_model(old).featurizer.lexicon.entries == lexicon.entries
