@@ -242,6 +242,8 @@ def test_a_run_goes_on_from_exported_embeddings(corpus_dir, tmp_path, monkeypatc
     first = small_config(corpus_dir, tmp_path / "first", stages=[[10, 6400], [n, 6400]])
     train_lm(first, progress=False)
     export(tmp_path / "first", tmp_path / "emb")       # float32: the rows come back exactly
+    from senna.io.manifest import read_manifest
+    assert "lm.npz" in read_manifest(tmp_path / "emb")   # the hidden layers are recorded
     before = _final_weights(tmp_path / "first")
 
     import senna.lm.train as lm_train

@@ -257,3 +257,25 @@ def test_every_save_writes_the_manifest(tiny, tmp_path):
     listed = json.loads((tmp_path / "emb" / "manifest.json").read_text())["files"]
     assert set(listed) == {"words.lst", "vectors.npz", "embeddings.json"}
     assert listed["words.lst"]["size"] == os.path.getsize(tmp_path / "emb" / "words.lst")
+
+
+def test_embeddings_are_checked_like_models(tmp_path):
+    from senna.embeddings import read_embeddings, save_embeddings
+
+    emb = tmp_path / "emb"
+    save_embeddings(emb, ["a", "b"], np.ones((2, 3)))
+    (emb / "words.lst").write_text("b\na\n")
+    with pytest.raises(ValueError, match=r"emb/words\.lst: changed since the model was saved"):
+        read_embeddings(emb)
+    (emb / "words.lst").write_text("a\nb\n")
+    read_embeddings(emb)
+    np.savez(emb / "vectors.npz", vectors=np.ones((2, 4), np.float32))
+    with pytest.raises(ValueError, match=r"emb/vectors\.npz: array 'vectors' \(float32, shape "
+                                         r"\(2, 4\)\), expected .* shape \(2, 3\)"):
+        read_embeddings(emb)
+    save_embeddings(emb, ["a", "b"], np.ones((2, 3)))
+    (tmp_path / "other.lst").write_text("a\nb\n")
+    (emb / "words.lst").unlink()
+    (emb / "words.lst").symlink_to(tmp_path / "other.lst")
+    with pytest.raises(ValueError, match=r"emb/words\.lst: a link to .*, outside"):
+        read_embeddings(emb)
