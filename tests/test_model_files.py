@@ -88,6 +88,24 @@ def test_compressed_member_claiming_terabytes_is_refused_before_allocating(
     assert "pos/weights.npz" in err and "l1.weight" in err and "(300000, 1000000)" in err
 
 
+def test_an_ensembles_joined_layer_claiming_terabytes(tiny, tmp_path):
+    from senna.io.checkpoint import ModelError
+    from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel
+
+    shutil.copytree(tiny / "pos", tmp_path / "e" / "seed-1")
+    spec = {"format": FORMAT, "version": 1, "members": ["seed-1"], "joined": "joined.npz",
+            "combine": "joined"}
+    (tmp_path / "e" / ENSEMBLE_FILE).write_text(json.dumps(spec))
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f4", "fortran_order": False, "shape": (300_000, 1_000_000)})
+    with zipfile.ZipFile(tmp_path / "e" / "joined.npz", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("weight.npy", header.getvalue() + bytes(1000))
+    with pytest.raises(ModelError, match=r"joined\.npz: weight\.npy is not as long as its "
+                                         r"header says"):
+        EnsembleModel.load(tmp_path / "e")
+
+
 def test_compressed_member_claiming_more_than_deflate_can_hold(tmp_path):
     from senna.io.npz import load_npz
 
@@ -279,3 +297,16 @@ def test_embeddings_are_checked_like_models(tmp_path):
     (emb / "words.lst").symlink_to(tmp_path / "other.lst")
     with pytest.raises(ValueError, match=r"emb/words\.lst: a link to .*, outside"):
         read_embeddings(emb)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_weight_limit_holds_for_every_layout(dtype):
+    from senna.io.checkpoint import WEIGHT_LIMIT, _within
+
+    a = np.full((3, 4), WEIGHT_LIMIT, dtype=dtype)
+    a[1, 1] = -WEIGHT_LIMIT
+    assert _within(a, WEIGHT_LIMIT) and _within(a[:, ::2], WEIGHT_LIMIT)
+    for bad in (np.nan, np.inf, -np.inf, -2 * WEIGHT_LIMIT):
+        b = a.copy()
+        b[2, 2] = bad
+        assert not _within(b, WEIGHT_LIMIT) and not _within(b[:, ::2], WEIGHT_LIMIT)

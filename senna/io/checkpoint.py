@@ -418,8 +418,8 @@ def _within(a: np.ndarray, limit: float) -> bool:
     value), an integer test, in blocks (a few times faster than comparing floats, and no
     temporary as large as the 13 MB embeddings); else in float64."""
     if a.dtype.itemsize not in _MAGNITUDE or a.dtype.kind != "f" or not a.flags.c_contiguous:
-        with np.errstate(invalid="ignore"):
-            return bool((np.abs(a.astype(np.float64)) <= limit).all())
+        x = np.abs(a.astype(np.float64))
+        return bool(np.isfinite(x).all() and (x <= limit).all())
     kind = _MAGNITUDE[a.dtype.itemsize]
     mask = kind(np.iinfo(kind).max >> 1)
     top = np.array(min(limit, float(np.finfo(a.dtype).max)), dtype=a.dtype).view(kind)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,6 +34,7 @@ import numpy as np
 from senna.decode.constraints import for_scheme
 from senna.decode.viterbi import Decoder
 from senna.io.checkpoint import ModelError
+from senna.io.npz import load_npz
 from senna.runtime import kernels
 from senna.runtime.chars import char_tables
 from senna.runtime.model import TaskModel
@@ -138,9 +140,8 @@ class EnsembleModel(TaskModel):
             members = [TaskModel.load(path / m) for m in spec["members"]]
             joined = None
             if spec.get("joined"):
-                with np.load(path / spec["joined"], allow_pickle=False) as z:
-                    joined = {k: z[k] for k in z.files}
-        except (OSError, ValueError, KeyError, TypeError) as e:
+                joined = load_npz(path / spec["joined"])   # headers checked first
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as e:
             if isinstance(e, ModelError):
                 raise
             raise ModelError(f"{path}: incomplete or corrupt ensemble ({e})") from None
