@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from senna.io.manifest import drop_manifest, inside, quiet, verify, write_manifest
+from senna.io.manifest import Verifying, drop_manifest, inside, quiet, write_manifest
 from senna.io.npz import load_npz
 from senna.io.text import open_text
 from senna.text.normalize import NUMBER, PADDING, RARE, normalize_word
@@ -143,6 +143,7 @@ def read_stored(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
     must be its own (no links out of it) and, where it has a manifest, as saved."""
     root = Path(path)
     inside(root, embedding_files(root))
+    checksums = Verifying(root, embedding_files(root))
     meta = read_metadata(path)
     try:
         words = (root / WORDS_FILE).read_bytes()
@@ -172,7 +173,7 @@ def read_stored(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
     if vectors.ndim != 2 or vectors.dtype.kind != "f":
         raise ValueError(f"{root / VECTORS_FILE}: expected a 2-D float array 'vectors', got "
                          f"{vectors.dtype} of shape {vectors.shape}")
-    verify(root, embedding_files(root))
+    checksums.result()
     if count != vectors.shape[0]:
         raise ValueError(f"{path}: {count} words but {vectors.shape[0]} vectors")
     if meta["count"] != count:

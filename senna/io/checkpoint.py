@@ -40,10 +40,10 @@ from senna.features import FeatureSpec, Featurizer, Gazetteer, Lexicon
 from senna.io.manifest import (
     MANIFEST,
     ManifestError,
+    Verifying,
     drop_manifest,
     inside,
     quiet,
-    verify,
     write_manifest,
 )
 from senna.io.npz import Check, load_npz
@@ -332,6 +332,7 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
         specs = [FeatureSpec(**s) for s in config["features"]]
         files = model_files(path, specs)
         inside(path, files)
+        checksums = Verifying(path, files)
         featurizer = _read_featurizer(path, config, specs, (path / MANIFEST).exists())
         net = NetConfig.from_dict(config["net"])
         model = SavedModel(config["task"], net, featurizer, TagSet(config["tags"]), {},
@@ -342,7 +343,7 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
         model.weights = _reading(path / "weights.npz",
                                  lambda f: load_npz(f, _array_check(model, f)))
         check_model(model, path)
-        verify(path, files)
+        checksums.result()
         base = model.info.get("word_base")
         if base is not None:
             where = Path(base["embeddings"])

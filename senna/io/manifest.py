@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -137,3 +138,29 @@ def verify(root: str | os.PathLike, names: Iterable[str]) -> bool:
             raise ManifestError(f"{path}: changed since the model was saved ({what}); retrain "
                              "or restore it")
     return True
+
+
+class Verifying:
+    """`verify` in a background thread, started before a directory's files are parsed:
+    hashlib lets other threads run while it hashes, so on a machine with a free core the
+    checksums cost the load next to nothing.  `result()` waits for it and returns what
+    `verify` returned or raises what it raised."""
+
+    def __init__(self, root: str | os.PathLike, names: Iterable[str]):
+        self._outcome: tuple[bool, BaseException | None] = (False, None)
+        self._thread = threading.Thread(target=self._run, args=(root, list(names)),
+                                        daemon=True, name="senna-manifest")
+        self._thread.start()
+
+    def _run(self, root: str | os.PathLike, names: list[str]) -> None:
+        try:
+            self._outcome = (verify(root, names), None)
+        except BaseException as e:  # noqa: BLE001 (raised again in the caller's thread)
+            self._outcome = (False, e)
+
+    def result(self) -> bool:
+        self._thread.join()
+        ok, error = self._outcome
+        if error is not None:
+            raise error
+        return ok
