@@ -176,6 +176,17 @@ def test_gazetteer_of_random_bytes(capsys, monkeypatch, tmp_path):
     assert "ner/gazetteer.lst: corrupt" in fails(capsys, monkeypatch, root, "ner")
 
 
+@pytest.mark.parametrize(("content", "message"), [
+    (b"root:x:0:0:root:/root:/bin/bash\n", "ner/gazetteer.lst:1: expected 'TYPE word ...'"),
+    (b"PER John Smith\n", "ner/gazetteer.lst: no LOC entries, which feature gaz_LOC reads"),
+])
+def test_gazetteer_of_other_text(capsys, monkeypatch, tmp_path, content, message):
+    root = copy_shipped(tmp_path, "ner")
+    (root / "ner" / "manifest.json").unlink(missing_ok=True)   # checked without checksums
+    (root / "ner" / "gazetteer.lst").write_bytes(content)
+    assert message in fails(capsys, monkeypatch, root, "ner")
+
+
 def test_gazetteer_linked_outside_the_model(capsys, monkeypatch, tmp_path):
     root = copy_shipped(tmp_path, "ner")
     outside = tmp_path / "passwd"

@@ -554,7 +554,7 @@ def check_config(config: dict, file: Path) -> None:
 
 def check_settings(model: SavedModel, path: Path) -> None:
     """ModelError, naming the file, unless the settings in config.json, the vocabularies
-    and the tags agree."""
+    and the tags agree (each field alone: `check_config`)."""
     net, specs, config = model.net, model.featurizer.specs, path / "config.json"
     if len(specs) != len(net.dims):
         raise ModelError(f"{config}: {len(specs)} features, but net.dims has {len(net.dims)}")
@@ -572,8 +572,6 @@ def check_settings(model: SavedModel, path: Path) -> None:
                              f"net.dims[{j}] is {net.dims[j]}")
     if len(model.tags) != net.n_tags or not model.tags.items:
         raise ModelError(f"{config}: {len(model.tags)} tags, but net.n_tags is {net.n_tags}")
-    if len(set(model.tags.items)) != len(model.tags):
-        raise ModelError(f"{config}: tags are listed twice")
 
 
 def _array_check(model: SavedModel, file: Path) -> Check:
