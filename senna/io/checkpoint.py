@@ -504,7 +504,7 @@ def _check_features(features: object, file: Path) -> None:
 def _check_tags(tags: object, scheme: object, file: Path) -> None:
     """A list of distinct names, each one of the scheme's (IOBES: O or B-/I-/E-/S-TYPE)."""
     if not isinstance(tags, list) or not tags \
-            or not all(isinstance(t, str) and t and t == t.strip() and " " not in t
+            or not all(isinstance(t, str) and t and not any(c.isspace() for c in t)
                        for t in tags):
         raise ModelError(f"{file}: 'tags' must be a list of tag names, got "
                          f"{str(tags)[:60]}")
