@@ -65,6 +65,14 @@ from senna.train.loop import (
     training_examples,
     training_splits,
 )
+from senna.train.resume import (
+    CHECKPOINT,
+    STATE_FILE,
+    read_state,
+    reading,
+    recover,
+    write_checkpoint,
+)
 from senna.train.setup import word_vocab
 
 SAMPLING = ("proportional", "uniform")
@@ -365,7 +373,8 @@ def train_joint(cfg: JointConfig) -> dict:
         m.rates = [g["lr"] for g in m.opt.param_groups]
     state = resume(out, members, aux, shared_opt)
     for m in members:
-        m.avg = averaged(m.cfg, m.net, out / "checkpoint" / m.name, state)
+        with reading(out / CHECKPOINT / m.name / AVERAGE_DIR, out / CHECKPOINT):
+            m.avg = averaged(m.cfg, m.net, out / CHECKPOINT / m.name, state)
     if state["epoch"]:
         print(f"resumed {out} after epoch {state['epoch']}")
     averages = [m.avg for m in members if m.avg]
@@ -442,17 +451,21 @@ def end_of_epoch(members: list[Member], epoch: int, seconds: float
 
 def checkpoint(out: Path, members: list[Member], aux: list[RankingTask],
                shared_opt: torch.optim.Optimizer, state: dict) -> None:
-    """The last weights of every task and the optimizers' state, for an exact resume."""
-    for m in members:
-        save_model(out / "checkpoint" / m.name, m.saved)
-        if m.avg:
-            save_model(out / "checkpoint" / m.name / AVERAGE_DIR,
-                       replace(m.saved, weights=m.avg.weights()))
-    optim = {"shared": shared_opt.state_dict(),
-             **{m.name: m.opt.state_dict() for m in [*members, *aux]}}
-    torch.save(optim, out / "checkpoint" / "optimizers.pt")
-    torch.save({a.name: own_state(a) for a in aux}, out / "checkpoint" / "auxiliary.pt")
-    (out / "checkpoint" / "state.json").write_text(json.dumps(state, indent=1))
+    """The last weights of every task and the optimizers' state, for an exact resume,
+    written as one checkpoint (senna.train.resume.write_checkpoint)."""
+    def fill(folder: Path) -> None:
+        for m in members:
+            save_model(folder / m.name, m.saved)
+            if m.avg:
+                save_model(folder / m.name / AVERAGE_DIR,
+                           replace(m.saved, weights=m.avg.weights()))
+        optim = {"shared": shared_opt.state_dict(),
+                 **{m.name: m.opt.state_dict() for m in [*members, *aux]}}
+        torch.save(optim, folder / "optimizers.pt")
+        torch.save({a.name: own_state(a) for a in aux}, folder / "auxiliary.pt")
+        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+    write_checkpoint(out, fill)
 
 
 def own_state(task: RankingTask) -> dict[str, torch.Tensor]:
@@ -462,27 +475,31 @@ def own_state(task: RankingTask) -> dict[str, torch.Tensor]:
 
 def resume(out: Path, members: list[Member], aux: list[RankingTask],
            shared_opt: torch.optim.Optimizer) -> dict:
-    state_file = out / "checkpoint" / "state.json"
-    if not state_file.exists():
+    ckpt = recover(out)
+    if not ckpt.exists():
         return {"epoch": 0, "history": [], "seconds": 0.0, "best": {}}
+    state = read_state(ckpt, ("epoch", "history", "seconds", "best"))
     for m in members:
-        saved = load_model(out / "checkpoint" / m.name)
+        with reading(ckpt / m.name, ckpt):
+            saved = load_model(ckpt / m.name)
         if saved.tags.items != m.saved.tags.items or saved.net != m.saved.net:
-            raise ValueError(f"{out}/checkpoint holds another {m.name} network than these "
+            raise ValueError(f"{ckpt} holds another {m.name} network than these "
                              "settings build; use a new --out or delete the checkpoint")
         load_weights(m.net, saved.weights)
-    optim = torch.load(out / "checkpoint" / "optimizers.pt", weights_only=True)
-    shared_opt.load_state_dict(optim["shared"])
-    state = json.loads(state_file.read_text())
-    saved_aux = torch.load(out / "checkpoint" / "auxiliary.pt", weights_only=True) if aux \
-        else {}
+    with reading(ckpt / "optimizers.pt", ckpt):
+        optim = torch.load(ckpt / "optimizers.pt", weights_only=True)
+        shared_opt.load_state_dict(optim["shared"])
+    with reading(ckpt / "auxiliary.pt", ckpt):
+        saved_aux = torch.load(ckpt / "auxiliary.pt", weights_only=True) if aux else {}
     for a in aux:
         if a.name not in saved_aux:
-            raise ValueError(f"{out}/checkpoint has no {a.name} task; use a new --out")
-        a.load_state_dict(saved_aux[a.name], strict=False)
-        a.opt.load_state_dict(optim[a.name])
+            raise ValueError(f"{ckpt} has no {a.name} task; use a new --out")
+        with reading(ckpt / "auxiliary.pt", ckpt):
+            a.load_state_dict(saved_aux[a.name], strict=False)
+            a.opt.load_state_dict(optim[a.name])
     for m in members:
-        m.opt.load_state_dict(optim[m.name])
+        with reading(ckpt / "optimizers.pt", ckpt):
+            m.opt.load_state_dict(optim[m.name])
         best = state["best"].get(m.name, {})
         m.best, m.best_epoch = best.get("score", -1.0), best.get("epoch", 0)
     return state

@@ -47,7 +47,14 @@ from senna.train.cascade import predict_columns
 from senna.train.config import TrainConfig
 from senna.train.data import Example, batches, make_examples, with_document_votes
 from senna.train.distill import attach_teacher_scores, distillation_loss, load_teachers
-from senna.train.resume import resume, save_optimizer
+from senna.train.resume import (
+    CHECKPOINT,
+    STATE_FILE,
+    reading,
+    resume,
+    save_optimizer,
+    write_checkpoint,
+)
 from senna.train.setup import initial_embeddings, word_vocab
 from senna.train.silver import SOURCE_SUFFIX
 from senna.vocab import TagSet, Vocab
@@ -229,6 +236,20 @@ def training_splits(cfg: TrainConfig, task: TaskSpec) -> tuple[list, list]:
     return train_sents, dev_sents
 
 
+def checkpoint(out: Path, saved: SavedModel, average: SavedModel | None,
+               opt: torch.optim.Optimizer, state: dict) -> None:
+    """The last epoch's model (and its weights' moving average), the optimizer's state and
+    the training state, written as one checkpoint (senna.train.resume.write_checkpoint)."""
+    def fill(folder: Path) -> None:
+        save_model(folder, saved)
+        if average is not None:
+            save_model(folder / AVERAGE_DIR, average)
+        save_optimizer(folder, opt, state["epoch"])
+        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+    write_checkpoint(out, fill)
+
+
 def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
     """Train, keep the best dev model in cfg.out; -> the final training state.  `splits`:
     (train, dev) sentences to use instead of reading cfg.train and cfg.dev."""
@@ -244,7 +265,8 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
     opt = optimizer(net.named_parameters(), cfg.lr, cfg.optimizer)
     rates = [g["lr"] for g in opt.param_groups]
     state = resume(out, cfg, net, saved, opt)
-    avg = averaged(cfg, net, out / "checkpoint", state)
+    with reading(out / CHECKPOINT / AVERAGE_DIR, out / CHECKPOINT):
+        avg = averaged(cfg, net, out / CHECKPOINT, state)
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
         start_epoch(net, opt, rates, cfg, epoch)
@@ -276,11 +298,7 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
             saved.info["dev"] = score
             saved.info["training"].update(epochs=epoch, seconds=round(state["seconds"], 1))
             save_model(out, kept)
-        save_model(out / "checkpoint", saved)
-        if avg:
-            save_model(out / "checkpoint" / AVERAGE_DIR, kept)
-        save_optimizer(out / "checkpoint", opt, epoch)
-        (out / "checkpoint" / "state.json").write_text(json.dumps(state, indent=1))
+        checkpoint(out, saved, kept if avg else None, opt, state)
         plot_curve(state["history"], out / "curve.png", task.metric)
         if epoch - state.get("best_epoch", epoch) >= cfg.patience:
             break
