@@ -54,6 +54,7 @@ from senna.train.auxiliary import LanguageModelTask, RankingTask, SynonymTask
 from senna.train.averaging import AVERAGE_DIR, WeightAverage, averaged, score_epoch
 from senna.train.card import write_card
 from senna.train.data import Batch, Example, batches, make_examples
+from senna.train.guard import check_dev, check_loss, check_weights
 from senna.train.loop import (
     TrainConfig,
     build,
@@ -76,6 +77,7 @@ from senna.train.resume import (
 from senna.train.setup import word_vocab
 
 SAMPLING = ("proportional", "uniform")
+JOINT_HINT = "lower the learning rates (lr, and the tasks' own lr)"
 # Settings every task must share: they shape the shared tables and layer.
 COMMON = ("embeddings", "word_dim", "max_words", "min_count", "seed", "batch_size", "threads")
 
@@ -396,17 +398,21 @@ def train_joint(cfg: JointConfig) -> dict:
                 drop_features(batch.ids, m.saved.featurizer, m.cfg, rng)
                 loss = step_loss(m.net, batch, m.cfg.distill, m.cfg.adversarial,
                                  m.cfg.distill_temperature)
-            else:
+                words, n_tags = int(batch.lengths.sum()), len(m.saved.tags)
+            else:   # a ranking loss: its hinge is at most about 1 per pair
                 loss = m.loss(rng)
+                words, n_tags = cfg.aux_batch, 1
+            value = loss.item()
+            check_loss(value, words, n_tags, epoch, JOINT_HINT, m.name)
             loss.backward()
             m.opt.step()
             shared_opt.step()
             for a in averages:   # each step moves shared weights: every average follows
                 a.update()
-            losses[m.name] += loss.item()
+            losses[m.name] += value
         state["seconds"] += time.perf_counter() - t0
         state["epoch"] = epoch
-        scores, last = end_of_epoch(members, epoch, state["seconds"])
+        scores, last = end_of_epoch(members, epoch, state["seconds"], state["history"])
         scores.update({a.name: a.evaluate() for a in aux})
         state["history"].append({"epoch": epoch, "seconds": round(state["seconds"], 1),
                                  "dev": scores, "loss": {m.name: losses[m.name] / m.steps
@@ -429,14 +435,20 @@ def train_joint(cfg: JointConfig) -> dict:
     return state
 
 
-def end_of_epoch(members: list[Member], epoch: int, seconds: float
+def end_of_epoch(members: list[Member], epoch: int, seconds: float, history: list[dict]
                  ) -> tuple[dict[str, float], dict[str, float]]:
     """Score every task on dev; save the ones that improved (in their settings' `out`,
-    `JointConfig.model_dir`); -> (scores, the last iterates' scores of averaged tasks)."""
+    `JointConfig.model_dir`), unless one diverged (senna.train.guard, `history`: the
+    earlier epochs'); -> (scores, the last iterates' scores of averaged tasks)."""
+    results = {m.name: score_epoch(m.saved, m.net, m.avg, m.spec, m.dev, m.dev_examples)
+               for m in members}
+    for m in members:   # every task checked before any is saved: they share weights
+        check_weights(m.saved.weights, epoch, JOINT_HINT, m.name)
+        check_dev([h["dev"].get(m.name, 1.0) for h in history] + [results[m.name][0]["score"]],
+                  epoch, JOINT_HINT, m.name)
     scores, last = {}, {}
     for m in members:
-        score, kept, last_score = score_epoch(m.saved, m.net, m.avg, m.spec, m.dev,
-                                              m.dev_examples)
+        score, kept, last_score = results[m.name]
         scores[m.name] = score["score"]
         if last_score is not None:
             last[m.name] = last_score

@@ -47,6 +47,7 @@ from senna.train.cascade import predict_columns
 from senna.train.config import TrainConfig
 from senna.train.data import Example, batches, make_examples, with_document_votes
 from senna.train.distill import attach_teacher_scores, distillation_loss, load_teachers
+from senna.train.guard import check_dev, check_loss, check_weights
 from senna.train.resume import (
     CHECKPOINT,
     STATE_FILE,
@@ -267,6 +268,7 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
     state = resume(out, cfg, net, saved, opt)
     with reading(out / CHECKPOINT / AVERAGE_DIR, out / CHECKPOINT):
         avg = averaged(cfg, net, out / CHECKPOINT, state)
+    hint = f"lower --lr (now {cfg.lr:g})"
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
         start_epoch(net, opt, rates, cfg, epoch)
@@ -278,12 +280,16 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
             drop_features(batch.ids, saved.featurizer, cfg, rng)
             opt.zero_grad(set_to_none=True)
             loss = step_loss(net, batch, cfg.distill, cfg.adversarial, cfg.distill_temperature)
+            value = loss.item()
+            check_loss(value, int(batch.lengths.sum()), len(saved.tags), epoch, hint)
             loss.backward()
             opt.step()
             if avg:
                 avg.update()
-            total += loss.item()
+            total += value
         score, kept, last = score_epoch(saved, net, avg, task, dev_sents, dev_examples)
+        check_weights(saved.weights, epoch, hint)
+        check_dev([h["dev"] for h in state["history"]] + [score["score"]], epoch, hint)
         row = {"epoch": epoch, "loss": total / len(examples)}
         if avg:   # the last iterate's score too: one run measures what averaging gives
             row["dev_last"], state["average_steps"] = last, avg.steps
