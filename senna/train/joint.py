@@ -58,6 +58,7 @@ from senna.train.guard import check_dev, check_loss, check_weights
 from senna.train.loop import (
     TrainConfig,
     build,
+    can_plot,
     command_line,
     drop_features,
     epoch_settings,
@@ -380,6 +381,7 @@ def train_joint(cfg: JointConfig) -> dict:
     if state["epoch"]:
         print(f"resumed {out} after epoch {state['epoch']}")
     averages = [m.avg for m in members if m.avg]
+    plot = can_plot()
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
         rng = np.random.default_rng([cfg.common("seed"), epoch])
@@ -425,13 +427,15 @@ def train_joint(cfg: JointConfig) -> dict:
         tqdm.write(f"epoch {epoch}: " + "  ".join(f"{k} {v:.2f}" for k, v in scores.items())
                    + f"  ({state['seconds'] / 60:.1f} min)")
         checkpoint(out, members, aux, shared_opt, state)
-        plot_curves(state["history"], out / "curve.png")
+        if plot:
+            plot_curves(state["history"], out / "curve.png")
         if all(epoch - m.best_epoch >= cfg.patience for m in members):
             break
         if cfg.max_minutes and state["seconds"] > cfg.max_minutes * 60:
             break
     record(state, [out, *(Path(m.cfg.out) for m in members
-                          if Path(m.cfg.out).parent != out and Path(m.cfg.out).exists())])
+                          if Path(m.cfg.out).parent != out and Path(m.cfg.out).exists())],
+           plot)
     return state
 
 
@@ -517,12 +521,14 @@ def resume(out: Path, members: list[Member], aux: list[RankingTask],
     return state
 
 
-def record(state: dict, dirs: list[Path]) -> None:
+def record(state: dict, dirs: list[Path], plot: bool = True) -> None:
     """The finished run's record (history.json: its presence says the run finished) and
     dev curves (curve.png) in each of `dirs`: the run's directory and the model directories
-    outside it, so that a shipped model carries the curves of the run it came from."""
+    outside it, so that a shipped model carries the curves of the run it came from (the
+    curves only with `plot`: matplotlib is installed)."""
     for where in dirs:
-        plot_curves(state["history"], where / "curve.png")
+        if plot:
+            plot_curves(state["history"], where / "curve.png")
         (where / "history.json").write_text(json.dumps(state, indent=1))
 
 

@@ -187,6 +187,18 @@ def training_examples(cfg: TrainConfig, task: TaskSpec, sentences: list,
     return examples
 
 
+def can_plot() -> bool:
+    """Whether matplotlib is there to draw curve.png; checked when a run starts, since the
+    plot is optional: without it a note says so and training goes on."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        tqdm.write("note: no curve.png is drawn: matplotlib is not installed "
+                   "(pip install matplotlib)")
+        return False
+    return True
+
+
 def plot_curve(history: list[dict], path: Path, metric: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -268,7 +280,7 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
     state = resume(out, cfg, net, saved, opt)
     with reading(out / CHECKPOINT / AVERAGE_DIR, out / CHECKPOINT):
         avg = averaged(cfg, net, out / CHECKPOINT, state)
-    hint = f"lower --lr (now {cfg.lr:g})"
+    hint, plot = f"lower --lr (now {cfg.lr:g})", can_plot()
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
         start_epoch(net, opt, rates, cfg, epoch)
@@ -305,7 +317,8 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
             saved.info["training"].update(epochs=epoch, seconds=round(state["seconds"], 1))
             save_model(out, kept)
         checkpoint(out, saved, kept if avg else None, opt, state)
-        plot_curve(state["history"], out / "curve.png", task.metric)
+        if plot:
+            plot_curve(state["history"], out / "curve.png", task.metric)
         if epoch - state.get("best_epoch", epoch) >= cfg.patience:
             break
         if cfg.max_minutes and state["seconds"] > cfg.max_minutes * 60:
