@@ -53,9 +53,9 @@ WRITERS = [(Path, "write_text", 0), (Vocab, "save", 1), (np, "savez", 0), (torch
            (os, "replace", 1), (shutil, "rmtree", 0)]
 
 
-def kill_after(monkeypatch, n: int) -> list[str]:
-    """Make the `n`-th write (counted over WRITERS) raise Killed right after it finished;
-    -> the writes so far, as "function path"."""
+def kill_after(monkeypatch, n: int, kill=None) -> list[str]:
+    """Make the `n`-th write (counted over WRITERS) call `kill` (default: raise Killed) right
+    after it finished; -> the writes so far, as "function path"."""
     done: list[str] = []
     for owner, name, at in WRITERS:
         original = getattr(owner, name)
@@ -64,11 +64,15 @@ def kill_after(monkeypatch, n: int) -> list[str]:
             result = _original(*args, **kw)
             done.append(f"{_name} {args[_at]}")
             if len(done) == n:
-                raise Killed(done[-1])
+                (kill or _raise)(done[-1])
             return result
 
         monkeypatch.setattr(owner, name, wrapped)
     return done
+
+
+def _raise(where: str) -> None:
+    raise Killed(where)
 
 
 @pytest.mark.slow
@@ -160,3 +164,42 @@ def test_a_checkpoint_with_files_of_two_epochs_is_refused(tmp_path):
                                          r"2, but state.json is from epoch 1"):
         train(tiny(tmp_path / "run", epochs=3))
     assert state["epoch"] == 1
+
+
+# A process that trains tiny(OUT) and kills itself with SIGKILL after its N-th write.
+KILL_9 = """
+import os, signal, sys
+import pytest
+sys.path.insert(0, {tests!r})
+from test_resume import kill_after, tiny
+from senna.train.loop import train
+kill_after(pytest.MonkeyPatch(), int(sys.argv[2]), lambda _: os.kill(os.getpid(), signal.SIGKILL))
+train(tiny(__import__("pathlib").Path(sys.argv[1])))
+"""
+
+
+@pytest.mark.slow
+def test_a_run_killed_by_sigkill_between_the_renames_resumes_to_the_same_result(
+        tmp_path, monkeypatch):
+    """The same with a real kill, at the one moment OUT holds no `checkpoint` (the writes
+    in between are covered by the test above; one subprocess keeps this one short)."""
+    import signal
+    import subprocess
+    import sys
+
+    with monkeypatch.context() as m:
+        done = kill_after(m, 0)   # records the writes, kills nowhere
+        train(tiny(tmp_path / "a"))
+    reference = outcome(tmp_path / "a")
+    n = next(i for i, w in enumerate(done, 1) if w.endswith("/checkpoint.old"))
+    out = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent.parent),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    res = subprocess.run([sys.executable, "-c", KILL_9.format(tests=str(Path(__file__).parent)),
+                          str(out), str(n)], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == -signal.SIGKILL, res.stderr[-2000:]
+    left = sorted(p.name for p in out.iterdir() if p.name.startswith("checkpoint"))
+    assert left[0] == "checkpoint.old" and left[1].startswith("checkpoint.tmp-"), left
+    train(tiny(out))
+    assert_same(reference, outcome(out), f"SIGKILL after write {n}")
