@@ -494,7 +494,7 @@ def resume(out: Path, members: list[Member], aux: list[RankingTask],
     ckpt = recover(out)
     if not ckpt.exists():
         return {"epoch": 0, "history": [], "seconds": 0.0, "best": {}}
-    state = read_state(ckpt, ("epoch", "history", "seconds", "best"))
+    state = read_state(ckpt)
     for m in members:
         with reading(ckpt / m.name, ckpt):
             saved = load_model(ckpt / m.name)

@@ -232,7 +232,7 @@ def unreadable(path: Path, ckpt_dir: Path, why: str) -> ValueError:
                       f"to start over, or restore it")
 
 
-def read_state(ckpt_dir: Path, keys: tuple[str, ...] = ("epoch", "history", "seconds")
+def read_state(ckpt_dir: Path, keys: tuple[str, ...] = ("epoch", "history", "seconds", "best")
                ) -> dict:
     """A checkpoint's state.json, with the entries a resumed run reads."""
     path = ckpt_dir / STATE_FILE
