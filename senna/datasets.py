@@ -7,8 +7,12 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from senna.io.conll import read_dataset, read_pt0, split_train_dev
+from senna.io.conll import DOCSTART, DataFormatError, read_dataset, read_pt0, split_train_dev
+from senna.tags import split_tag
 from senna.tasks import TaskSpec, get_task
+
+# The prefixes of each scheme's tags besides O (a type follows the dash: B-PER).
+PREFIXES = {"iob1": ("B", "I"), "iob2": ("B", "I"), "iobes": ("B", "I", "E", "S")}
 
 
 def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
@@ -22,6 +26,65 @@ def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
         s.columns[name] = o.columns[name]
 
 
+def read_task_data(path: str, fmt: str, task: TaskSpec) -> list:
+    """A task's data file, its tags checked against the task's scheme (`check_tags`)."""
+    sentences = read_dataset(path, fmt)
+    check_tags(sentences, task, path, fmt)
+    return sentences
+
+
+def check_tags(sentences: list, task: TaskSpec, path: str, fmt: str) -> None:
+    """DataFormatError naming the file and line of the first tag outside the scheme of the
+    task's files (`source_scheme`): O, or one of its prefixes, a dash and a type.  Why:
+    the span readers take any string, so `X-PER` or `FOO` became chunks of a type nobody
+    declared, and a bare `B-` one without a type.  Tasks of plain labels (POS) take any tag;
+    SRL's bracket columns are checked by their reader."""
+    if task.scheme == "tags" or task.per_predicate:
+        return
+    if sentences and task.target not in sentences[0].columns:
+        raise DataFormatError(f"no {task.target} column to train {task.name} on (format {fmt} "
+                              f"reads {', '.join(sentences[0].columns) or 'words only'})", path)
+    prefixes = PREFIXES[task.source_scheme]
+    seen = {t for s in sentences for t in s.columns[task.target]}
+    bad = {t for t in seen if t != "O" and not (split_tag(t)[0] in prefixes and split_tag(t)[1])}
+    if not bad:
+        return
+    i, j = next((i, j) for i, s in enumerate(sentences)
+                for j, t in enumerate(s.columns[task.target]) if t in bad)
+    tag, line = sentences[i].columns[task.target][j], _line_of(path, fmt, i, j)
+    raise DataFormatError(
+        f"tag {tag!r} is not in the {task.source_scheme.upper()} scheme of {task.name} data "
+        f"(expected O or {'/'.join(p + '-' for p in prefixes)} and a type, e.g. "
+        f"{prefixes[0]}-{_a_type(seen, prefixes)})"
+        + ("" if line else f" in sentence {i + 1}, word {j + 1}"), path, line)
+
+
+def _a_type(tags: set[str], prefixes: tuple[str, ...]) -> str:
+    """A type the file's valid tags use, for the example in an error message."""
+    kinds = sorted(split_tag(t)[1] for t in tags if split_tag(t)[0] in prefixes)
+    return next((k for k in kinds if k), "NP")
+
+
+def _line_of(path: str, fmt: str, i: int, j: int) -> int | None:
+    """The line of word j of sentence i in a column file, as its reader counts them (blank
+    and -DOCSTART- lines end a sentence; CoNLL-U comments and multiword ranges are no
+    words); None if not found."""
+    conllu, sentence, word = fmt == "conllu", 0, 0
+    lines = Path(path).read_text(encoding="utf-8-sig", errors="replace").split("\n")
+    for num, raw in enumerate(lines, 1):
+        fields = raw.split()
+        if conllu and fields and (fields[0].startswith("#") or "-" in fields[0]
+                                  or "." in fields[0]):
+            continue
+        if not fields or fields[0] == DOCSTART:
+            sentence, word = sentence + (word > 0), 0
+            continue
+        if (sentence, word) == (i, j):
+            return num
+        word += 1
+    return None
+
+
 def reader_format(cfg, task: TaskSpec) -> str:
     """The settings' file format, else the task's (older models' settings lack one)."""
     return getattr(cfg, "format", "") or task.fmt
@@ -32,9 +95,9 @@ def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
     and extra_train (sentences for training only, after the split), all in the settings'
     `format` or else the task's."""
     fmt = reader_format(cfg, task)
-    train = read_dataset(cfg.train, fmt)
+    train = read_task_data(cfg.train, fmt, task)
     if cfg.dev:
-        dev = read_dataset(cfg.dev, fmt)
+        dev = read_task_data(cfg.dev, fmt, task)
     else:
         train, dev = split_train_dev(train, cfg.dev_fraction)
     if cfg.extra_columns:  # "train.pt0,dev.pt0"
@@ -44,7 +107,7 @@ def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
         attach_columns(train, paths[0])
         attach_columns(dev, paths[1])
     if getattr(cfg, "extra_train", None):   # older models' settings lack it
-        train = train + read_dataset(cfg.extra_train, fmt)
+        train = train + read_task_data(cfg.extra_train, fmt, task)
     return train, dev
 
 

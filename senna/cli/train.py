@@ -13,7 +13,7 @@ import argparse
 
 from senna.cli.args import Parser, UsageError, add_options, true_or_false
 from senna.settings import read_settings
-from senna.train.config import TrainConfig
+from senna.train.config import MAX_SEED, TrainConfig
 
 INSTALL_HINT = ("pip install '.[train]' in a checkout of senna (it is not on PyPI), or "
                 "pip install torch tqdm matplotlib")
@@ -122,6 +122,8 @@ def ensemble_options(args: dict) -> tuple[list[int], int]:
         seeds = [int(s) for s in text.split(",")]
     except ValueError:
         raise ValueError(f"--seeds: expected comma-separated integers, got {text!r}") from None
+    if any(not 0 <= s <= MAX_SEED for s in seeds):
+        raise ValueError(f"--seeds: expected seeds between 0 and {MAX_SEED}, got {text!r}")
     if len(set(seeds)) < 2 or len(set(seeds)) != len(seeds):
         raise ValueError(f"--seeds: expected two different seeds or more, got {text!r}")
     if epochs is not None and epochs < 1:
@@ -157,7 +159,10 @@ def joint_config(settings: dict, args: dict, config: str | None = None):
         raise ValueError(f"with --tasks, set {', '.join(ignored)} in the per-task settings "
                          "(recipes or the config's \"tasks\" entry)")
     settings.update({k: v for k, v in args.items() if v is not None})
-    return _import("senna.train.joint", "JointConfig").from_dict(settings, Path(recipes))
+    joint = _import("senna.train.joint", "JointConfig").from_dict(settings, Path(recipes))
+    for task in joint.tasks:   # each task's settings checked now, not when its data is read
+        joint.task_config(task)
+    return joint
 
 
 def train_jointly(cfg) -> int:

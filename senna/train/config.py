@@ -16,6 +16,7 @@ from senna.settings import option, setting, type_problems
 from senna.tasks import TASKS
 
 OPTIMIZERS = ("sgd", "adam")
+MAX_SEED = 2**32 - 1   # NumPy's generators take no negative seed
 
 
 @dataclass
@@ -171,6 +172,8 @@ def problems(cfg: TrainConfig) -> list[str]:
             if getattr(cfg, n) < 1]
     if cfg.lr <= 0:
         out.append(f"--lr must be a positive number, got {cfg.lr}")
+    if not 0 <= cfg.seed <= MAX_SEED:
+        out.append(f"--seed must be between 0 and {MAX_SEED}, got {cfg.seed}")
     if cfg.window < 1 or cfg.window % 2 == 0:
         out.append(f"--window must be odd and positive, got {cfg.window}")
     sentence = (cfg.approach or TASKS[cfg.task].approach) == "sentence"

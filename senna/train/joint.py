@@ -54,9 +54,11 @@ from senna.train.auxiliary import LanguageModelTask, RankingTask, SynonymTask
 from senna.train.averaging import AVERAGE_DIR, WeightAverage, averaged, score_epoch
 from senna.train.card import write_card
 from senna.train.data import Batch, Example, batches, make_examples
+from senna.train.guard import check_dev, check_loss, check_weights
 from senna.train.loop import (
     TrainConfig,
     build,
+    can_plot,
     command_line,
     drop_features,
     epoch_settings,
@@ -65,9 +67,18 @@ from senna.train.loop import (
     training_examples,
     training_splits,
 )
+from senna.train.resume import (
+    CHECKPOINT,
+    STATE_FILE,
+    read_state,
+    reading,
+    recover,
+    write_checkpoint,
+)
 from senna.train.setup import word_vocab
 
 SAMPLING = ("proportional", "uniform")
+JOINT_HINT = "lower the learning rates (lr, and the tasks' own lr)"
 # Settings every task must share: they shape the shared tables and layer.
 COMMON = ("embeddings", "word_dim", "max_words", "min_count", "seed", "batch_size", "threads")
 
@@ -365,10 +376,12 @@ def train_joint(cfg: JointConfig) -> dict:
         m.rates = [g["lr"] for g in m.opt.param_groups]
     state = resume(out, members, aux, shared_opt)
     for m in members:
-        m.avg = averaged(m.cfg, m.net, out / "checkpoint" / m.name, state)
+        with reading(out / CHECKPOINT / m.name / AVERAGE_DIR, out / CHECKPOINT):
+            m.avg = averaged(m.cfg, m.net, out / CHECKPOINT / m.name, state)
     if state["epoch"]:
         print(f"resumed {out} after epoch {state['epoch']}")
     averages = [m.avg for m in members if m.avg]
+    plot = can_plot()
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
         rng = np.random.default_rng([cfg.common("seed"), epoch])
@@ -387,17 +400,21 @@ def train_joint(cfg: JointConfig) -> dict:
                 drop_features(batch.ids, m.saved.featurizer, m.cfg, rng)
                 loss = step_loss(m.net, batch, m.cfg.distill, m.cfg.adversarial,
                                  m.cfg.distill_temperature)
-            else:
+                words, n_tags = int(batch.lengths.sum()), len(m.saved.tags)
+            else:   # a ranking loss: its hinge is at most about 1 per pair
                 loss = m.loss(rng)
+                words, n_tags = cfg.aux_batch, 1
+            value = loss.item()
+            check_loss(value, words, n_tags, epoch, JOINT_HINT, m.name)
             loss.backward()
             m.opt.step()
             shared_opt.step()
             for a in averages:   # each step moves shared weights: every average follows
                 a.update()
-            losses[m.name] += loss.item()
+            losses[m.name] += value
         state["seconds"] += time.perf_counter() - t0
         state["epoch"] = epoch
-        scores, last = end_of_epoch(members, epoch, state["seconds"])
+        scores, last = end_of_epoch(members, epoch, state["seconds"], state["history"])
         scores.update({a.name: a.evaluate() for a in aux})
         state["history"].append({"epoch": epoch, "seconds": round(state["seconds"], 1),
                                  "dev": scores, "loss": {m.name: losses[m.name] / m.steps
@@ -410,24 +427,32 @@ def train_joint(cfg: JointConfig) -> dict:
         tqdm.write(f"epoch {epoch}: " + "  ".join(f"{k} {v:.2f}" for k, v in scores.items())
                    + f"  ({state['seconds'] / 60:.1f} min)")
         checkpoint(out, members, aux, shared_opt, state)
-        plot_curves(state["history"], out / "curve.png")
+        if plot:
+            plot_curves(state["history"], out / "curve.png")
         if all(epoch - m.best_epoch >= cfg.patience for m in members):
             break
         if cfg.max_minutes and state["seconds"] > cfg.max_minutes * 60:
             break
     record(state, [out, *(Path(m.cfg.out) for m in members
-                          if Path(m.cfg.out).parent != out and Path(m.cfg.out).exists())])
+                          if Path(m.cfg.out).parent != out and Path(m.cfg.out).exists())],
+           plot)
     return state
 
 
-def end_of_epoch(members: list[Member], epoch: int, seconds: float
+def end_of_epoch(members: list[Member], epoch: int, seconds: float, history: list[dict]
                  ) -> tuple[dict[str, float], dict[str, float]]:
     """Score every task on dev; save the ones that improved (in their settings' `out`,
-    `JointConfig.model_dir`); -> (scores, the last iterates' scores of averaged tasks)."""
+    `JointConfig.model_dir`), unless one diverged (senna.train.guard, `history`: the
+    earlier epochs'); -> (scores, the last iterates' scores of averaged tasks)."""
+    results = {m.name: score_epoch(m.saved, m.net, m.avg, m.spec, m.dev, m.dev_examples)
+               for m in members}
+    for m in members:   # every task checked before any is saved: they share weights
+        check_weights(m.saved.weights, epoch, JOINT_HINT, m.name)
+        check_dev([h["dev"].get(m.name, 1.0) for h in history] + [results[m.name][0]["score"]],
+                  epoch, JOINT_HINT, m.name)
     scores, last = {}, {}
     for m in members:
-        score, kept, last_score = score_epoch(m.saved, m.net, m.avg, m.spec, m.dev,
-                                              m.dev_examples)
+        score, kept, last_score = results[m.name]
         scores[m.name] = score["score"]
         if last_score is not None:
             last[m.name] = last_score
@@ -442,17 +467,21 @@ def end_of_epoch(members: list[Member], epoch: int, seconds: float
 
 def checkpoint(out: Path, members: list[Member], aux: list[RankingTask],
                shared_opt: torch.optim.Optimizer, state: dict) -> None:
-    """The last weights of every task and the optimizers' state, for an exact resume."""
-    for m in members:
-        save_model(out / "checkpoint" / m.name, m.saved)
-        if m.avg:
-            save_model(out / "checkpoint" / m.name / AVERAGE_DIR,
-                       replace(m.saved, weights=m.avg.weights()))
-    optim = {"shared": shared_opt.state_dict(),
-             **{m.name: m.opt.state_dict() for m in [*members, *aux]}}
-    torch.save(optim, out / "checkpoint" / "optimizers.pt")
-    torch.save({a.name: own_state(a) for a in aux}, out / "checkpoint" / "auxiliary.pt")
-    (out / "checkpoint" / "state.json").write_text(json.dumps(state, indent=1))
+    """The last weights of every task and the optimizers' state, for an exact resume,
+    written as one checkpoint (senna.train.resume.write_checkpoint)."""
+    def fill(folder: Path) -> None:
+        for m in members:
+            save_model(folder / m.name, m.saved)
+            if m.avg:
+                save_model(folder / m.name / AVERAGE_DIR,
+                           replace(m.saved, weights=m.avg.weights()))
+        optim = {"shared": shared_opt.state_dict(),
+                 **{m.name: m.opt.state_dict() for m in [*members, *aux]}}
+        torch.save(optim, folder / "optimizers.pt")
+        torch.save({a.name: own_state(a) for a in aux}, folder / "auxiliary.pt")
+        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+    write_checkpoint(out, fill)
 
 
 def own_state(task: RankingTask) -> dict[str, torch.Tensor]:
@@ -462,38 +491,44 @@ def own_state(task: RankingTask) -> dict[str, torch.Tensor]:
 
 def resume(out: Path, members: list[Member], aux: list[RankingTask],
            shared_opt: torch.optim.Optimizer) -> dict:
-    state_file = out / "checkpoint" / "state.json"
-    if not state_file.exists():
+    ckpt = recover(out)
+    if not ckpt.exists():
         return {"epoch": 0, "history": [], "seconds": 0.0, "best": {}}
+    state = read_state(ckpt)
     for m in members:
-        saved = load_model(out / "checkpoint" / m.name)
+        with reading(ckpt / m.name, ckpt):
+            saved = load_model(ckpt / m.name)
         if saved.tags.items != m.saved.tags.items or saved.net != m.saved.net:
-            raise ValueError(f"{out}/checkpoint holds another {m.name} network than these "
+            raise ValueError(f"{ckpt} holds another {m.name} network than these "
                              "settings build; use a new --out or delete the checkpoint")
         load_weights(m.net, saved.weights)
-    optim = torch.load(out / "checkpoint" / "optimizers.pt", weights_only=True)
-    shared_opt.load_state_dict(optim["shared"])
-    state = json.loads(state_file.read_text())
-    saved_aux = torch.load(out / "checkpoint" / "auxiliary.pt", weights_only=True) if aux \
-        else {}
+    with reading(ckpt / "optimizers.pt", ckpt):
+        optim = torch.load(ckpt / "optimizers.pt", weights_only=True)
+        shared_opt.load_state_dict(optim["shared"])
+    with reading(ckpt / "auxiliary.pt", ckpt):
+        saved_aux = torch.load(ckpt / "auxiliary.pt", weights_only=True) if aux else {}
     for a in aux:
         if a.name not in saved_aux:
-            raise ValueError(f"{out}/checkpoint has no {a.name} task; use a new --out")
-        a.load_state_dict(saved_aux[a.name], strict=False)
-        a.opt.load_state_dict(optim[a.name])
+            raise ValueError(f"{ckpt} has no {a.name} task; use a new --out")
+        with reading(ckpt / "auxiliary.pt", ckpt):
+            a.load_state_dict(saved_aux[a.name], strict=False)
+            a.opt.load_state_dict(optim[a.name])
     for m in members:
-        m.opt.load_state_dict(optim[m.name])
+        with reading(ckpt / "optimizers.pt", ckpt):
+            m.opt.load_state_dict(optim[m.name])
         best = state["best"].get(m.name, {})
         m.best, m.best_epoch = best.get("score", -1.0), best.get("epoch", 0)
     return state
 
 
-def record(state: dict, dirs: list[Path]) -> None:
+def record(state: dict, dirs: list[Path], plot: bool = True) -> None:
     """The finished run's record (history.json: its presence says the run finished) and
     dev curves (curve.png) in each of `dirs`: the run's directory and the model directories
-    outside it, so that a shipped model carries the curves of the run it came from."""
+    outside it, so that a shipped model carries the curves of the run it came from (the
+    curves only with `plot`: matplotlib is installed)."""
     for where in dirs:
-        plot_curves(state["history"], where / "curve.png")
+        if plot:
+            plot_curves(state["history"], where / "curve.png")
         (where / "history.json").write_text(json.dumps(state, indent=1))
 
 

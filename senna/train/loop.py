@@ -47,7 +47,15 @@ from senna.train.cascade import predict_columns
 from senna.train.config import TrainConfig
 from senna.train.data import Example, batches, make_examples, with_document_votes
 from senna.train.distill import attach_teacher_scores, distillation_loss, load_teachers
-from senna.train.resume import resume, save_optimizer
+from senna.train.guard import check_dev, check_loss, check_weights
+from senna.train.resume import (
+    CHECKPOINT,
+    STATE_FILE,
+    reading,
+    resume,
+    save_optimizer,
+    write_checkpoint,
+)
 from senna.train.setup import initial_embeddings, word_vocab
 from senna.train.silver import SOURCE_SUFFIX
 from senna.vocab import TagSet, Vocab
@@ -179,6 +187,18 @@ def training_examples(cfg: TrainConfig, task: TaskSpec, sentences: list,
     return examples
 
 
+def can_plot() -> bool:
+    """Whether matplotlib is there to draw curve.png; checked when a run starts, since the
+    plot is optional: without it a note says so and training goes on."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        tqdm.write("note: no curve.png is drawn: matplotlib is not installed "
+                   "(pip install matplotlib)")
+        return False
+    return True
+
+
 def plot_curve(history: list[dict], path: Path, metric: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -229,6 +249,20 @@ def training_splits(cfg: TrainConfig, task: TaskSpec) -> tuple[list, list]:
     return train_sents, dev_sents
 
 
+def checkpoint(out: Path, saved: SavedModel, average: SavedModel | None,
+               opt: torch.optim.Optimizer, state: dict) -> None:
+    """The last epoch's model (and its weights' moving average), the optimizer's state and
+    the training state, written as one checkpoint (senna.train.resume.write_checkpoint)."""
+    def fill(folder: Path) -> None:
+        save_model(folder, saved)
+        if average is not None:
+            save_model(folder / AVERAGE_DIR, average)
+        save_optimizer(folder, opt, state["epoch"])
+        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+    write_checkpoint(out, fill)
+
+
 def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
     """Train, keep the best dev model in cfg.out; -> the final training state.  `splits`:
     (train, dev) sentences to use instead of reading cfg.train and cfg.dev."""
@@ -244,7 +278,9 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
     opt = optimizer(net.named_parameters(), cfg.lr, cfg.optimizer)
     rates = [g["lr"] for g in opt.param_groups]
     state = resume(out, cfg, net, saved, opt)
-    avg = averaged(cfg, net, out / "checkpoint", state)
+    with reading(out / CHECKPOINT / AVERAGE_DIR, out / CHECKPOINT):
+        avg = averaged(cfg, net, out / CHECKPOINT, state)
+    hint, plot = f"lower --lr (now {cfg.lr:g})", can_plot()
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
         t0 = time.perf_counter()
         start_epoch(net, opt, rates, cfg, epoch)
@@ -256,12 +292,16 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
             drop_features(batch.ids, saved.featurizer, cfg, rng)
             opt.zero_grad(set_to_none=True)
             loss = step_loss(net, batch, cfg.distill, cfg.adversarial, cfg.distill_temperature)
+            value = loss.item()
+            check_loss(value, int(batch.lengths.sum()), len(saved.tags), epoch, hint)
             loss.backward()
             opt.step()
             if avg:
                 avg.update()
-            total += loss.item()
+            total += value
         score, kept, last = score_epoch(saved, net, avg, task, dev_sents, dev_examples)
+        check_weights(saved.weights, epoch, hint)
+        check_dev([h["dev"] for h in state["history"]] + [score["score"]], epoch, hint)
         row = {"epoch": epoch, "loss": total / len(examples)}
         if avg:   # the last iterate's score too: one run measures what averaging gives
             row["dev_last"], state["average_steps"] = last, avg.steps
@@ -276,12 +316,9 @@ def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
             saved.info["dev"] = score
             saved.info["training"].update(epochs=epoch, seconds=round(state["seconds"], 1))
             save_model(out, kept)
-        save_model(out / "checkpoint", saved)
-        if avg:
-            save_model(out / "checkpoint" / AVERAGE_DIR, kept)
-        save_optimizer(out / "checkpoint", opt, epoch)
-        (out / "checkpoint" / "state.json").write_text(json.dumps(state, indent=1))
-        plot_curve(state["history"], out / "curve.png", task.metric)
+        checkpoint(out, saved, kept if avg else None, opt, state)
+        if plot:
+            plot_curve(state["history"], out / "curve.png", task.metric)
         if epoch - state.get("best_epoch", epoch) >= cfg.patience:
             break
         if cfg.max_minutes and state["seconds"] > cfg.max_minutes * 60:

@@ -13,6 +13,17 @@ its data.  --epochs, --lr, --batch-size, --patience, --max-minutes, --threads,
 files or their content, features, embeddings, network sizes, optimizer, dictionary) is
 refused with an error that names each differing setting, since the checkpoint's weights
 and optimizer state belong to the old model.
+
+A checkpoint is written as one step that a kill cannot split (`write_checkpoint`): every
+file goes into a fresh folder beside it (`checkpoint.tmp-<pid>`), is flushed to disk, and
+the folder then takes the name `checkpoint` by rename.  POSIX rename(2) is atomic, but it
+replaces a directory only if that one is empty, so an existing checkpoint is first renamed
+aside (`checkpoint.old`) and removed after the swap.  Whatever the moment of a kill, OUT
+then holds one complete checkpoint: `checkpoint`, or between the two renames only
+`checkpoint.old`, which `recover` names `checkpoint` again (the run redoes that epoch).
+Leftover folders of a killed write are removed when the next run starts.  A run resumed
+after a kill therefore ends with the weights of an uninterrupted one, since an epoch
+trained again from the same checkpoint is the same epoch.  One run at a time per OUT.
 """
 
 from __future__ import annotations
@@ -20,6 +31,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -30,8 +44,11 @@ from senna.settings import option
 from senna.tasks import TASKS
 from senna.train.config import TrainConfig
 
+CHECKPOINT = "checkpoint"
 OPTIMIZER_FILE = "optimizer.pt"
 STATE_FILE = "state.json"
+_PARTIAL = CHECKPOINT + ".tmp-"   # + the writer's pid: a checkpoint being written
+_ASIDE = CHECKPOINT + ".old"      # the previous checkpoint, between the two renames
 # Settings of the schedule: a resumed run may change them (and is told so).
 SCHEDULE = ("epochs", "lr", "batch_size", "patience", "max_minutes", "threads", "jobs",
             "gazetteer_dropout", "column_dropout", "word_dropout", "document_dropout",
@@ -106,11 +123,12 @@ def resume(out: Path, cfg: TrainConfig, net: torch.nn.Module, fresh: SavedModel,
     """The training state to continue from: fresh when OUT has no checkpoint; else the
     checkpoint's weights and optimizer state loaded into `net` and `opt`, after checking
     that it was trained with the same model and data (ValueError naming the differences)."""
-    ckpt_dir = out / "checkpoint"
-    if not (ckpt_dir / STATE_FILE).exists():
+    ckpt_dir = recover(out)
+    if not ckpt_dir.exists():
         return fresh_state(cfg)
-    state = json.loads((ckpt_dir / STATE_FILE).read_text(encoding="utf-8"))
-    ckpt = load_model(ckpt_dir)
+    state = read_state(ckpt_dir)
+    with reading(ckpt_dir, ckpt_dir):
+        ckpt = load_model(ckpt_dir)
     old = ckpt.info.get("training", {}).get("config", {})
     new = asdict(cfg)
     differences = _changes(_relevant(old), _relevant(new), _relevant(new))
@@ -141,28 +159,117 @@ def resume(out: Path, cfg: TrainConfig, net: torch.nn.Module, fresh: SavedModel,
     return state
 
 
+def write_checkpoint(out: Path, fill: Callable[[Path], None]) -> Path:
+    """OUT/checkpoint replaced by the folder `fill` writes, in one step a kill cannot split
+    (see the module docstring) -> its path.  `fill(folder)` creates `folder` and writes
+    every file of the checkpoint into it."""
+    current, aside = recover(out), out / _ASIDE
+    partial = out / f"{_PARTIAL}{os.getpid()}"
+    fill(partial)
+    _sync_tree(partial)
+    if current.exists():
+        os.replace(current, aside)
+    os.replace(partial, current)
+    _sync_dir(out)
+    if aside.exists():
+        shutil.rmtree(aside)
+    return current
+
+
+def recover(out: Path) -> Path:
+    """OUT/checkpoint after a killed write: the previous checkpoint named `checkpoint` again
+    if the kill came between the two renames, and the leftovers of the write removed
+    -> the checkpoint's path (which need not exist)."""
+    current, aside = out / CHECKPOINT, out / _ASIDE
+    if aside.is_dir() and not current.exists():
+        os.replace(aside, current)
+        _sync_dir(out)
+    for leftover in [aside, *out.glob(f"{_PARTIAL}*")]:
+        if leftover.is_dir():
+            shutil.rmtree(leftover)
+    return current
+
+
+def _sync_tree(folder: Path) -> None:
+    """Every file under `folder`, and the folders themselves, flushed to disk: the rename
+    that publishes them must not reach the disk before their content does."""
+    for root, _, files in os.walk(folder):
+        for name in files:
+            fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _sync_dir(Path(root))
+
+
+def _sync_dir(folder: Path) -> None:
+    """A folder's entries (renames, new files) flushed to disk, where the system allows it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:   # some file systems refuse to sync a directory
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def reading(path: Path, ckpt_dir: Path) -> Iterator[None]:
+    """Reading a checkpoint's file: any failure becomes one ValueError naming the file and
+    the way out."""
+    try:
+        yield
+    except Exception as e:   # json, zip, pickle and torch each raise their own
+        raise unreadable(path, ckpt_dir, f"{type(e).__name__}: {e}") from None
+
+
+def unreadable(path: Path, ckpt_dir: Path, why: str) -> ValueError:
+    return ValueError(f"{path}: unreadable checkpoint ({why}); delete the folder {ckpt_dir} "
+                      f"to start over, or restore it")
+
+
+def read_state(ckpt_dir: Path, keys: tuple[str, ...] = ("epoch", "history", "seconds", "best")
+               ) -> dict:
+    """A checkpoint's state.json, with the entries a resumed run reads."""
+    path = ckpt_dir / STATE_FILE
+    with reading(path, ckpt_dir):
+        state = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(state, dict) or any(k not in state for k in keys) \
+            or not isinstance(state["epoch"], int) or not isinstance(state["history"], list):
+        raise unreadable(path, ckpt_dir, f"expected an object with {', '.join(keys)}")
+    return state
+
+
 def save_optimizer(ckpt_dir: Path, opt: torch.optim.Optimizer, epoch: int) -> None:
-    """The optimizer's state after `epoch`, next to the checkpoint's weights (replaced
-    atomically; torch.load(weights_only=True) reads it without running pickled code)."""
-    tmp = ckpt_dir / (OPTIMIZER_FILE + ".tmp")
-    torch.save({"epoch": epoch, "state": opt.state_dict()}, tmp)
-    os.replace(tmp, ckpt_dir / OPTIMIZER_FILE)
+    """The optimizer's state after `epoch`, next to the checkpoint's weights
+    (torch.load(weights_only=True) reads it without running pickled code)."""
+    torch.save({"epoch": epoch, "state": opt.state_dict()}, ckpt_dir / OPTIMIZER_FILE)
 
 
 def _load_optimizer(ckpt_dir: Path, opt: torch.optim.Optimizer, epoch: int, kind: str
                     ) -> str:
     """Load the saved optimizer state, keeping the current learning rates; -> a note for
-    the user when it cannot be (the run then continues with a fresh state)."""
+    the user when a checkpoint of an older senna has none (the run then continues with a
+    fresh state).  ValueError when it is unreadable or from another epoch (an older senna
+    wrote its files one by one, and a kill could leave them from two epochs)."""
     path = ckpt_dir / OPTIMIZER_FILE
     if not path.exists():
         return "" if kind == "sgd" else (f"{path.name} is missing (a checkpoint of an older "
                                          f"senna): {kind}'s state starts afresh")
-    saved = torch.load(path, weights_only=True)
+    with reading(path, ckpt_dir):
+        saved = torch.load(path, weights_only=True)
+    if not isinstance(saved, dict) or "state" not in saved:
+        raise unreadable(path, ckpt_dir, "not a saved optimizer state")
     if saved.get("epoch") != epoch:
-        return (f"{path.name} is from epoch {saved.get('epoch')}, not {epoch} (interrupted "
-                f"while saving): {kind}'s state starts afresh")
+        raise unreadable(path, ckpt_dir, f"from epoch {saved.get('epoch')}, but {STATE_FILE} "
+                         f"is from epoch {epoch}: its writing was interrupted")
     rates = [g["lr"] for g in opt.param_groups]
-    opt.load_state_dict(saved["state"])
+    with reading(path, ckpt_dir):
+        opt.load_state_dict(saved["state"])
     for group, lr in zip(opt.param_groups, rates, strict=True):
         group["lr"] = lr
     return ""
