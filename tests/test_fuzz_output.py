@@ -12,12 +12,13 @@ columns per sentence, CoNLL-U's 10 fields and named MISC items, JSON that parses
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_pipeline import WORDS, build_models, tiny_model
 
@@ -188,18 +189,27 @@ FLAGS = st.tuples(st.lists(st.sampled_from(TASK_FLAGS), min_size=1, unique=True)
                   st.sampled_from(FORMATS))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(TEXT, FLAGS)
+@example("He went home.", (["-vbs"], [], "conllu"))
 def test_every_format_and_flag_writes_a_well_formed_layout(tiny, text, flags):
     tasks_flags, layout, fmt = flags
-    a = cli.parser().parse_args([*tasks_flags, *layout, "--format", fmt])
-    tasks = cli.requested_tasks(a)
     try:
-        cli.check_options(a, tasks)
-    except UsageError as e:
+        a, tasks = cli_options([*tasks_flags, *layout, "--format", fmt])
+    except UsageError as e:   # then the same without the flags refused
         assert "contradict" in str(e) or f"--format {fmt} does not apply" in str(e)
-        return
+        refused = {f for f, _ in cli.COLUMN_ONLY.get(fmt, ())} | {"-brackettags"}
+        a, tasks = cli_options([*tasks_flags, *(f for f in layout if f not in refused),
+                                "--format", fmt])
     well_formed(tiny(text), fmt, cli.output_options(a, tasks))
+
+
+def cli_options(args: list[str]) -> tuple[argparse.Namespace, tuple[str, ...]]:
+    """The tagger CLI's parsed and checked options, and its tasks (UsageError if refused)."""
+    a = cli.parser().parse_args(args)
+    tasks = cli.requested_tasks(a)
+    cli.check_options(a, tasks)
+    return a, tasks
 
 
 MISC_KEYS = {t.misc for t in ALL_TASKS.values() if t.misc} | {"Pred", "SpaceAfter"}

@@ -96,6 +96,21 @@ def test_server_refuses_items_that_are_not_one_token(tagger):
         assert [t["text"] for t in r.json()["sentences"][0]["tokens"]] == ["the", "c\xa0d"]
 
 
+def test_spacy_tokens_that_show_nothing_or_hold_spaces_are_tagged(models):
+    spacy = pytest.importorskip("spacy")
+    from senna.integrations import spacy as component  # registers the factory
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("senna", config={"tasks": list(ALL), "model_dir": str(models)})
+    doc = nlp.make_doc("John \u200b runs in New York \ufeff .")
+    with doc.retokenize() as retokenizer:
+        retokenizer.merge(doc[4:6])
+    doc = nlp.get_pipe("senna")(doc)
+    assert [t.text for t in doc] == ["John", "\u200b", "runs", "in", "New York", "\ufeff", "."]
+    assert [t.tag_ == "_SP" for t in doc] == [False, True, False, False, False, True, False]
+    assert component.tagger_word("New York") == "New\xa0York"
+
+
 def test_every_span_task_names_its_conllu_misc_key():
     assert all(t.misc for t in TASKS.values() if t.scheme != "tags" and not t.per_predicate)
 
