@@ -35,7 +35,8 @@ empty lines produce no output (as in SENNA). With -usrtokens each line is one se
 space-separated tokens. SRL predicates come from the verb detector (VBS, as in SENNA) unless
 -posvbs (words the POS tagger tagged VB*) or -usrvbs (given positions) says otherwise.
 Control characters, zero-width characters and a byte-order mark are left out of tokens
-(offsets still index the line): with -usrtokens a token made of them alone is dropped."""
+(offsets still index the line), and with -usrtokens so are spaces at a token's edge (a
+no-break space may sit inside one): a token made of them alone is dropped."""
 
 
 GC_THRESHOLD = 50_000   # allocations between collections of the youngest generation
