@@ -59,9 +59,13 @@ def pretokenized_document(tokens: Text) -> Document:
     if isinstance(tokens, str):
         words, toks = _usrtokens(tokens)
         return Document(tokens, [Sentence(words, tokens=toks, source=tokens)] if toks else [])
-    out = pretokenized_tokens(tokens)
-    text = " ".join(tokens)
-    return Document(text, [Sentence.from_tokens(out, text)] if out else [])
+    items = list(tokens)
+    text = " ".join(items)
+    words, toks = _usrtokens(text)   # the usual list: its line splits back into its items
+    if words != items:               # else check and trim item by item
+        toks = pretokenized_tokens(items)
+        words = [t.text for t in toks]
+    return Document(text, [Sentence(words, tokens=toks, source=text)] if toks else [])
 
 
 ACCEPTED = "a str (raw text) or a list of str (the words of one pre-tokenised sentence)"

@@ -301,10 +301,12 @@ _USRTOKEN = re.compile(f"[^{re.escape(USRTOKEN_SEPARATORS)}]+")
 
 
 # What a -usrtokens token never starts or ends with: invisible characters, and the spaces
-# that do not separate tokens (_KEPT_SPACE: a no-break space may sit inside a token, not
-# at its edge).
+# that do not separate tokens (a no-break space may sit inside a token, not at its edge:
+# _SPACE_EDGE finds one there).
 _EDGE = re.compile(f"^[{INVISIBLE_CHARS}\\s]+|[{INVISIBLE_CHARS}\\s]+$")
-_KEPT_SPACE = re.compile(f"[^\\S{re.escape(USRTOKEN_SEPARATORS)}]")
+_SEP = f"[{re.escape(USRTOKEN_SEPARATORS)}]"
+_KEPT_SPACE = f"[^\\S{re.escape(USRTOKEN_SEPARATORS)}]"
+_SPACE_EDGE = re.compile(f"(?:^|{_SEP}){_KEPT_SPACE}|{_KEPT_SPACE}(?:{_SEP}|$)")
 
 
 def split_pretokenized(line: str) -> list[Token]:
@@ -318,14 +320,18 @@ def split_pretokenized(line: str) -> list[Token]:
     the span starts and ends on a visible, non-space character, the text is the span
     without invisible characters, and a token without a visible non-space character is
     dropped."""
-    if not INVISIBLE.search(line) and not _KEPT_SPACE.search(line):
+    if not INVISIBLE.search(line) and not _SPACE_EDGE.search(line):
         return [Token(m.group(), m.start(), m.end()) for m in _USRTOKEN.finditer(line)]
     out = []
     for m in _USRTOKEN.finditer(line):
-        text = visible(m.group()).strip()
+        word = m.group()
+        if not (INVISIBLE.search(word) or word[0].isspace() or word[-1].isspace()):
+            out.append(Token(word, m.start(), m.end()))
+            continue
+        text = visible(word).strip()
         if text:
             s, e = m.span()
-            for edge in _EDGE.finditer(m.group()):
+            for edge in _EDGE.finditer(word):
                 if edge.start() == 0:
                     s += edge.end()
                 else:
