@@ -20,8 +20,13 @@ from senna.document import Document, Sentence, Token
 from senna.runtime.pipeline import Pipeline
 from senna.tagset import DEFAULT_TAGSET, apply_tagset, check_tagset
 from senna.tasks import DEFAULT_TASKS
-from senna.text.invisible import INVISIBLE
-from senna.text.tokenize import SpacedTokens, pretokenized_tokens, split_pretokenized, tokenize
+from senna.text.tokenize import (
+    SpacedTokens,
+    plain_split,
+    pretokenized_tokens,
+    split_pretokenized,
+    tokenize,
+)
 
 Text = str | Sequence[str]
 
@@ -32,11 +37,12 @@ def raw_document(text: str) -> Document:
 
 
 def _usrtokens(line: str) -> tuple[list[str], Sequence[Token]]:
-    """`split_pretokenized` as (words, document tokens).  On ASCII text without control
-    characters the separators are exactly what `str.split()` splits at, so that faster path
-    finds the same tokens and offsets; words separated by single spaces (the usual
-    -usrtokens line) get tokens made only when read (`SpacedTokens`)."""
-    if not line.isascii() or INVISIBLE.search(line):
+    """`split_pretokenized` as (words, document tokens).  On text without invisible
+    characters and without spaces that do not separate tokens (`plain_split`: any ASCII
+    text without control characters) the separators are exactly what `str.split()` splits
+    at, so that faster path finds the same tokens and offsets; words separated by single
+    spaces (the usual -usrtokens line) get tokens made only when read (`SpacedTokens`)."""
+    if not plain_split(line):
         toks = split_pretokenized(line)
         return [t.text for t in toks], toks
     words = line.split()

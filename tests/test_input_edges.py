@@ -5,17 +5,21 @@ cannot apply."""
 from __future__ import annotations
 
 import io
+import re
 import sys
 import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_pipeline import build_models
 
 from senna.api import load, pretokenized_document
 from senna.cli import tag as cli
 from senna.cli.main import main as senna_main
 from senna.tasks import TASKS
+from senna.text.tokenize import pretokenized_tokens, split_pretokenized
 
 ALL = ("pos", "chunk", "ner", "pt0", "srl")
 SHIPPED = Path(__file__).resolve().parents[1] / "senna" / "models"
@@ -65,6 +69,26 @@ def test_items_are_trimmed_to_the_token_their_line_gives(tagger):
                           ("\U0001f600", 22, 23)]
     line = " ".join(items)
     assert doc.text == line and spans(pretokenized_document(line)) == spans(doc)
+
+
+PIECES = st.sampled_from(["a", "é", "Ω", " ", "  ", "\t", "\xa0", "\u3000", "\u200b", "\x85",
+                          "\u2028", "\x1c", "\ufeff", "\x00", "\U0001f600", "10\xa0000"])
+LINE = st.lists(PIECES, max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(LINE, st.lists(LINE, max_size=6))
+def test_fast_paths_find_what_the_rule_says(line, items):
+    """The whole-line shortcuts of `pretokenized_document` (str.split, SpacedTokens, a list
+    split back from its line) agree with `split_pretokenized` / `pretokenized_tokens`."""
+    assert list(pretokenized_document(line).tokens) == split_pretokenized(line)
+    try:
+        want = pretokenized_tokens(items)
+    except ValueError as e:
+        with pytest.raises(ValueError, match=re.escape(str(e))):
+            pretokenized_document(items)
+        return
+    assert list(pretokenized_document(items).tokens) == want
 
 
 def test_usrtokens_drop_tokens_of_spaces_and_trim_them(models):

@@ -58,7 +58,8 @@ from typing import Any, NamedTuple, overload
 
 from senna.text.invisible import INVISIBLE, INVISIBLE_CHARS, visible, visible_with_offsets
 
-__all__ = ["SpacedTokens", "Token", "pretokenized_tokens", "split_pretokenized", "tokenize"]
+__all__ = ["SpacedTokens", "Token", "plain_split", "pretokenized_tokens", "split_pretokenized",
+           "tokenize"]
 
 
 class Token(NamedTuple):
@@ -307,6 +308,13 @@ _EDGE = re.compile(f"^[{INVISIBLE_CHARS}\\s]+|[{INVISIBLE_CHARS}\\s]+$")
 _SEP = f"[{re.escape(USRTOKEN_SEPARATORS)}]"
 _KEPT_SPACE = f"[^\\S{re.escape(USRTOKEN_SEPARATORS)}]"
 _SPACE_EDGE = re.compile(f"(?:^|{_SEP}){_KEPT_SPACE}|{_KEPT_SPACE}(?:{_SEP}|$)")
+_NOT_PLAIN = re.compile(f"[{INVISIBLE_CHARS}]|{_KEPT_SPACE}")
+
+
+def plain_split(line: str) -> bool:
+    """Whether `line.split()` gives its -usrtokens tokens: no invisible character and no
+    space that does not separate tokens (always so for ASCII text without controls)."""
+    return not _NOT_PLAIN.search(line)
 
 
 def split_pretokenized(line: str) -> list[Token]:
