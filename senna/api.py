@@ -5,9 +5,10 @@ Raw text is split into sentences and PTB tokens whose character offsets index th
 zero-width characters, a byte-order mark: `senna.text.invisible`) are never part of a
 token's text, so in general `t.text == visible(doc.text[t.start:t.end])` and a token never
 starts or ends on one.  A list of strings is one pre-tokenised sentence, one token per item
-(invisible characters removed from its text), whose offsets index the items joined by
-single spaces.  POS tags come in the Penn Treebank's WSJ conventions
-unless `tagset="ewt"` (senna.tagset).
+(invisible characters removed from its text, and spaces from its edges), whose offsets index
+the items joined by single spaces; an empty item, one with nothing visible, or one holding
+whitespace between two tokens is refused with a ValueError naming it (`Tagger.__call__`).
+POS tags come in the Penn Treebank's WSJ conventions unless `tagset="ewt"` (senna.tagset).
 """
 
 from __future__ import annotations
@@ -19,8 +20,13 @@ from senna.document import Document, Sentence, Token
 from senna.runtime.pipeline import Pipeline
 from senna.tagset import DEFAULT_TAGSET, apply_tagset, check_tagset
 from senna.tasks import DEFAULT_TASKS
-from senna.text.invisible import INVISIBLE, visible
-from senna.text.tokenize import SpacedTokens, split_pretokenized, tokenize
+from senna.text.tokenize import (
+    SpacedTokens,
+    plain_split,
+    pretokenized_tokens,
+    split_pretokenized,
+    tokenize,
+)
 
 Text = str | Sequence[str]
 
@@ -31,11 +37,12 @@ def raw_document(text: str) -> Document:
 
 
 def _usrtokens(line: str) -> tuple[list[str], Sequence[Token]]:
-    """`split_pretokenized` as (words, document tokens).  On ASCII text without control
-    characters the separators are exactly what `str.split()` splits at, so that faster path
-    finds the same tokens and offsets; words separated by single spaces (the usual
-    -usrtokens line) get tokens made only when read (`SpacedTokens`)."""
-    if not line.isascii() or INVISIBLE.search(line):
+    """`split_pretokenized` as (words, document tokens).  On text without invisible
+    characters and without spaces that do not separate tokens (`plain_split`: any ASCII
+    text without control characters) the separators are exactly what `str.split()` splits
+    at, so that faster path finds the same tokens and offsets; words separated by single
+    spaces (the usual -usrtokens line) get tokens made only when read (`SpacedTokens`)."""
+    if not plain_split(line):
         toks = split_pretokenized(line)
         return [t.text for t in toks], toks
     words = line.split()
@@ -52,16 +59,19 @@ def _usrtokens(line: str) -> tuple[list[str], Sequence[Token]]:
 
 def pretokenized_document(tokens: Text) -> Document:
     """Untagged one-sentence document.  A string is split at whitespace (SENNA's
-    -usrtokens, offsets into it); a list is taken as is and joined by spaces."""
+    -usrtokens, offsets into it); a list holds one token per item, checked and trimmed as
+    `pretokenized_tokens` says (ValueError naming a bad item), with offsets into the items
+    joined by spaces."""
     if isinstance(tokens, str):
         words, toks = _usrtokens(tokens)
         return Document(tokens, [Sentence(words, tokens=toks, source=tokens)] if toks else [])
-    out, pos = [], 0
-    for word in tokens:
-        out.append(Token(visible(word), pos, pos + len(word)))
-        pos += len(word) + 1
-    text = " ".join(tokens)
-    return Document(text, [Sentence.from_tokens(out, text)] if out else [])
+    items = list(tokens)
+    text = " ".join(items)
+    words, toks = _usrtokens(text)   # the usual list: its line splits back into its items
+    if words != items:               # else check and trim item by item
+        toks = pretokenized_tokens(items)
+        words = [t.text for t in toks]
+    return Document(text, [Sentence(words, tokens=toks, source=text)] if toks else [])
 
 
 ACCEPTED = "a str (raw text) or a list of str (the words of one pre-tokenised sentence)"
@@ -103,8 +113,17 @@ class Tagger:
         return raw_document(text) if isinstance(text, str) else pretokenized_document(text)
 
     def __call__(self, text: Text, predicates: Sequence[int] | None = None) -> Document:
-        """Tag one text.  `predicates` (SRL predicate positions) needs pre-tokenised input,
-        since positions index its words; by default the verb detector chooses them."""
+        """Tag one text: raw text (a str), or a pre-tokenised sentence (a list of str).
+
+        Pre-tokenised input gives one token per item, as the words of SENNA's -usrtokens
+        line would: invisible characters (senna.text.invisible) are left out of a token, and
+        spaces at its edge too (a no-break space may sit inside one).  An item that is
+        empty, has no visible character, or holds a separator between two tokens (ASCII
+        whitespace, a line break: "a b", "x\\ny") raises a ValueError naming the item, so the
+        output keeps one token per item and `predicates` keep pointing at the right words.
+
+        `predicates` (SRL predicate positions) needs pre-tokenised input, since positions
+        index its words; by default the verb detector chooses them."""
         if predicates is not None and isinstance(text, str):
             raise ValueError("predicate positions need pre-tokenised input (a list of words)")
         doc = self.document(text)

@@ -128,7 +128,7 @@ TASKS: dict[str, TaskSpec] = {t.name: t for t in (
              data=("ewt/ewt.train.pt0", "ewt/ewt.dev.pt0")),
     TaskSpec("vbs", "predicates", "vbs", "iobes", "chunk", "window",
              {"basic": BASIC, "senna": BASIC + (F.column("pos"),)},
-             column="VBS", default=False,
+             column="VBS", misc="VBS", default=False,
              licence="PropBank unified release on EWT: " + EWT_LICENCE,
              data=("ewt/ewt.train.verbs-args.conll", "ewt/ewt.dev.verbs-args.conll")),
     TaskSpec("srl", "srl", "roles", "iobes", "srl", "sentence",

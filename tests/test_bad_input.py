@@ -154,7 +154,8 @@ def test_usrtokens_one_line_per_token(tagger, lines):
     out = run_stream(tagger, lines, "senna", usrtokens=True)
     got = [r[0].strip(" ") for r in rows(out)]
     separators = re.compile(f"[{re.escape(USRTOKEN_SEPARATORS)}]+")
-    assert got == [visible(w) for line in lines for w in separators.split(line) if visible(w)]
+    assert got == [visible(w).strip() for line in lines for w in separators.split(line)
+                   if visible(w).strip()]
 
 
 @settings(max_examples=40, deadline=None)
@@ -198,9 +199,10 @@ def test_invisible_characters_never_become_tokens(tagger):
         "\ufeffJohn \u200b ru\x00ns .".encode())
     assert [(t.text, t.start, t.end) for t in doc.tokens] == [
         ("John", 1, 5), ("runs", 8, 13), (".", 14, 15)]
-    # a list is one token per item, whatever it holds
-    assert [t.text for t in tagger(["\ufeffJohn", "ru\x1bns", "\u200b"]).tokens] == [
-        "John", "runs", ""]
+    # a list is one token per item; an item with nothing visible is refused
+    assert [t.text for t in tagger(["\ufeffJohn", "ru\x1bns"]).tokens] == ["John", "runs"]
+    with pytest.raises(ValueError, match=r"word 3 \(index 2\) '\\u200b' has no visible"):
+        tagger(["\ufeffJohn", "ru\x1bns", "\u200b"])
 
 
 @pytest.mark.parametrize("fmt", ["senna", "conll", "conllu", "json"])

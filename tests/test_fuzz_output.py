@@ -2,26 +2,48 @@
 IOBES, IOB2 and bracket tags; CoNLL; CoNLL-U; JSON) is a valid sequence, all formats name
 the same spans, and every SRL predicate has one V span, holding it.  On the tiny random
 models of test_pipeline (whose scores favour nothing: the decoder's constraints alone keep
-the output valid) and on the shipped models."""
+the output valid) and on the shipped models.
+
+Then the layouts themselves: pre-tokenised lists with odd items (empty, whitespace inside or
+around, line breaks, control and invisible characters, very long, non-BMP) are refused
+naming the first bad item or give one well-formed token per item, and every format under
+every combination of the CLI's task and layout flags (-vbs included) is well-formed: constant
+columns per sentence, CoNLL-U's 10 fields and named MISC items, JSON that parses."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_pipeline import WORDS, build_models
+from test_pipeline import WORDS, build_models, tiny_model
 
 from senna.api import load
+from senna.cli import tag as cli
+from senna.cli.args import UsageError
 from senna.decode.constraints import valid_iobes
-from senna.io.output import OutputOptions, format_document
+from senna.io.checkpoint import save_model
+from senna.io.output import FORMATS, OutputOptions, format_document
 from senna.tags import brackets_to_spans, split_tag, tags_to_spans
+from senna.tasks import TASKS as ALL_TASKS
+from senna.text.invisible import visible
+from senna.text.tokenize import USRTOKEN_SEPARATORS
 
 TASKS = ("pos", "chunk", "ner", "pt0", "srl")
 SPAN_TASKS = ("chunk", "ner", "pt0")
 SHIPPED = Path(__file__).resolve().parents[1] / "senna" / "models"
+
+
+def bad_item(word: str) -> bool:
+    """An item that is not one token: nothing visible but spaces, or a separator (ASCII
+    whitespace, a line break) between visible characters."""
+    core = visible(word).strip()
+    return not core or any(c in USRTOKEN_SEPARATORS for c in core)
+
 
 WORD = st.one_of(st.sampled_from(WORDS + ["John", "Paris", "said", "is", "the", "(", ")",
                                           "'s", "U.S.", "3.5", "--", "...", "New", "York"]),
@@ -29,7 +51,8 @@ WORD = st.one_of(st.sampled_from(WORDS + ["John", "Paris", "said", "is", "the", 
                                        exclude_characters="\x85"), min_size=1, max_size=6))
 TEXT = st.one_of(
     st.lists(WORD, min_size=1, max_size=40).map(lambda ws: " ".join(ws)),
-    st.lists(WORD, min_size=1, max_size=40),                        # pre-tokenised
+    st.lists(WORD, min_size=1, max_size=40).filter(                 # pre-tokenised
+        lambda ws: not any(map(bad_item, ws))),
     st.lists(st.sampled_from(["The cat sat .", "John lives in New York .", "runs , is",
                               "Paris said", "the a . .", "is is is"]), min_size=1, max_size=6)
     .map(" ".join))
@@ -107,7 +130,10 @@ def spans_of_brackets(column: list[str]) -> list[tuple[str, int, int]]:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    return load(build_models(tmp_path_factory.mktemp("models")), TASKS)
+    """The tiny models, with a verb detector (random too) choosing SRL's predicates."""
+    root = build_models(tmp_path_factory.mktemp("models"))
+    save_model(root / "vbs", tiny_model("vbs", ["O", "S-V"], ("pos",), seed=6))
+    return load(root, (*TASKS, "vbs"))
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +154,98 @@ def test_tiny_models_write_valid_sequences_in_every_format(tiny, text):
 @given(TEXT)
 def test_shipped_models_write_valid_sequences_in_every_format(shipped, text):
     check(shipped(text))
+
+
+# Pre-tokenised items: ordinary words and odd ones.
+ODD_ITEM = st.one_of(
+    WORD,
+    st.sampled_from(["", " ", "a b", "x\ny", "\u200f", "\ufeff", "\xa0", "\xa0a\u200b", "a\xa0b",
+                     "a\u2028b", "b\u2028", "\t", "a\x00b", "\x1b[31m", "\U0001d518\U0001f600",
+                     "\u3000x\u3000", "\r\n", "a\x85", "\u202ex"]),
+    st.text(max_size=8),                                              # any character
+    st.integers(2_000, 20_000).map(lambda n: "w\U0001f600" * n))      # very long, non-BMP
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(ODD_ITEM, min_size=1, max_size=12))
+def test_pretokenised_odd_items_are_refused_or_one_token_each(tiny, items):
+    bad = [i for i, w in enumerate(items) if bad_item(w)]
+    if bad:
+        with pytest.raises(ValueError, match=rf"^pre-tokenised word {bad[0] + 1} \(index "
+                                             rf"{bad[0]}\) .*: give one token per item$"):
+            tiny(items)
+        return
+    doc = tiny(items)
+    assert [t.text for t in doc.tokens] == [visible(w).strip() for w in items]
+    assert all(visible(doc.text[t.start : t.end]) == t.text for t in doc.tokens)
+    for fmt in FORMATS:
+        well_formed(doc, fmt, OutputOptions((*TASKS, "vbs"), offsets=fmt in ("senna", "conll")))
+
+
+TASK_FLAGS = [f"-{t.column.lower()}" for t in ALL_TASKS.values()]
+LAYOUT_FLAGS = ["-iobtags", "-brackettags", "-notokentags", "-offsettags"]
+FLAGS = st.tuples(st.lists(st.sampled_from(TASK_FLAGS), min_size=1, unique=True),
+                  st.lists(st.sampled_from(LAYOUT_FLAGS), unique=True),
+                  st.sampled_from(FORMATS))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXT, FLAGS)
+@example("He went home.", (["-vbs"], [], "conllu"))
+def test_every_format_and_flag_writes_a_well_formed_layout(tiny, text, flags):
+    tasks_flags, layout, fmt = flags
+    try:
+        a, tasks = cli_options([*tasks_flags, *layout, "--format", fmt])
+    except UsageError as e:   # then the same without the flags refused
+        assert "contradict" in str(e) or f"--format {fmt} does not apply" in str(e)
+        refused = {f for f, _ in cli.COLUMN_ONLY.get(fmt, ())} | {"-brackettags"}
+        a, tasks = cli_options([*tasks_flags, *(f for f in layout if f not in refused),
+                                "--format", fmt])
+    well_formed(tiny(text), fmt, cli.output_options(a, tasks))
+
+
+def cli_options(args: list[str]) -> tuple[argparse.Namespace, tuple[str, ...]]:
+    """The tagger CLI's parsed and checked options, and its tasks (UsageError if refused)."""
+    a = cli.parser().parse_args(args)
+    tasks = cli.requested_tasks(a)
+    cli.check_options(a, tasks)
+    return a, tasks
+
+
+MISC_KEYS = {t.misc for t in ALL_TASKS.values() if t.misc} | {"Pred", "SpaceAfter"}
+
+
+def well_formed(doc, fmt: str, opts: OutputOptions) -> None:
+    """The layout of `fmt` holds for every sentence of `doc` (those with tokens)."""
+    out = format_document(doc, fmt, opts)
+    assert out.splitlines() == out.split("\n")[:-1] or out == ""  # no other line breaks
+    sents = [s for s in doc.sentences if s.tokens]
+    if fmt in ("senna", "conll"):
+        blocks = out.split("\n\n")
+        assert len(blocks) == len(sents) + 1 and blocks[-1] == ""
+        for block, sent in zip(blocks, sents, strict=False):
+            rows = [line.split("\t") for line in block.split("\n")]
+            assert len(rows) == len(sent.tokens) and len({len(r) for r in rows}) == 1
+            assert all(f.strip(" ") for r in rows for f in r)     # no blank field
+            if opts.tokens:
+                assert [r[0].strip(" ") for r in rows] == [t.text for t in sent.tokens]
+    elif fmt == "conllu":
+        blocks = out.split("\n\n")
+        assert len(blocks) == len(sents) + 1 and blocks[-1] == ""
+        for block, sent in zip(blocks, sents, strict=False):
+            rows = [line.split("\t") for line in block.split("\n") if not line.startswith("#")]
+            assert [r[0] for r in rows] == [str(i + 1) for i in range(len(sent.tokens))]
+            for r in rows:
+                assert len(r) == 10 and r[1] and r[1] == r[1].strip() and all(r)
+                items = [] if r[9] == "_" else r[9].split("|")
+                assert all((k in MISC_KEYS or re.fullmatch("SRL[1-9][0-9]*", k)) and v
+                           for k, _, v in (i.partition("=") for i in items)), r[9]
+    else:
+        lines = out.splitlines()
+        objs = [json.loads(line) for line in lines]
+        if fmt == "json":
+            assert len(objs) == 1 and [len(s["tokens"]) for s in objs[0]["sentences"]] == [
+                len(s.tokens) for s in doc.sentences]
+        else:
+            assert [len(o["words"]) for o in objs] == [len(s.tokens) for s in sents]
+            assert all(len(v["tags"]) == len(o["words"]) for o in objs for v in o["verbs"])

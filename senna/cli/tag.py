@@ -35,7 +35,8 @@ empty lines produce no output (as in SENNA). With -usrtokens each line is one se
 space-separated tokens. SRL predicates come from the verb detector (VBS, as in SENNA) unless
 -posvbs (words the POS tagger tagged VB*) or -usrvbs (given positions) says otherwise.
 Control characters, zero-width characters and a byte-order mark are left out of tokens
-(offsets still index the line): with -usrtokens a token made of them alone is dropped."""
+(offsets still index the line), and with -usrtokens so are spaces at a token's edge (a
+no-break space may sit inside one): a token made of them alone is dropped."""
 
 
 GC_THRESHOLD = 50_000   # allocations between collections of the youngest generation
@@ -127,11 +128,15 @@ def requested_tasks(a: argparse.Namespace) -> tuple[str, ...]:
 
 
 # Flags that contradict each other: (flag, attribute) pairs, and formats that ignore a flag.
+# JSON keeps IOBES tags, tokens and offsets whatever the flags say; AllenNLP's SRL schema
+# fixes words and BIO tags (-iobtags agrees with it) and has no place for offsets.
 CONFLICTS = ((("-iobtags", "iobtags"), ("-brackettags", "brackettags")),
              (("-usrvbs", "usrvbs"), ("-posvbs", "posvbs")))
 COLUMN_ONLY = {"json": (("-iobtags", "iobtags"), ("-brackettags", "brackettags"),
                         ("-notokentags", "notokentags"), ("-offsettags", "offsettags")),
-               "conllu": (("-notokentags", "notokentags"), ("-offsettags", "offsettags"))}
+               "conllu": (("-notokentags", "notokentags"), ("-offsettags", "offsettags")),
+               "allennlp": (("-brackettags", "brackettags"), ("-notokentags", "notokentags"),
+                            ("-offsettags", "offsettags"))}
 
 
 def check_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> None:
@@ -142,8 +147,9 @@ def check_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> None:
             raise UsageError(f"{f1} and {f2} contradict each other: give one", "senna")
     for flag, attr in COLUMN_ONLY.get(a.format, ()):
         if getattr(a, attr):
+            applies = [f for f in FORMATS if (flag, attr) not in COLUMN_ONLY.get(f, ())]
             raise UsageError(f"--format {a.format} does not apply {flag} (it applies to the "
-                             "column formats senna and conll)", "senna")
+                             f"formats {', '.join(applies[:-1])} and {applies[-1]})", "senna")
     if a.usrvbs and not any(TASKS[t].per_predicate for t in tasks):
         raise UsageError("-usrvbs needs SRL among the tasks (-srl)", "senna")
     if a.batch_size is not None and a.batch_size < 1:

@@ -12,8 +12,11 @@ spaCy's rule-based `Sentencizer` first.  What it sets:
 
 Frames are stored as plain lists in `doc._.srl_data` (so `Doc.to_bytes`, `DocBin` with
 `store_user_data=True` and `nlp.pipe(n_process=...)`, which ships docs as bytes, keep them);
-`doc._.srl` builds the `Span` objects from that on access.  Whitespace tokens are not shown to
-the tagger; they get spaCy's `_SP` / `SPACE`.
+`doc._.srl` builds the `Span` objects from that on access.  Tokens that show nothing
+(whitespace, or invisible characters alone such as a zero-width space) are not shown to the
+tagger; they get spaCy's `_SP` / `SPACE`.  A token with whitespace inside (one that
+`doc.retokenize()` merged, "New York") is shown as one word, its pieces joined by no-break
+spaces: the tagger takes one token per word (`Tagger.__call__`).
 """
 
 from collections.abc import Iterable, Iterator
@@ -25,6 +28,7 @@ from spacy.tokens import Doc, Span, SpanGroup, Token
 
 from senna import tasks
 from senna.integrations import view
+from senna.text.invisible import visible
 
 DEFAULT_TASKS = list(tasks.DEFAULT_TASKS)
 
@@ -118,11 +122,11 @@ class SennaComponent:
             if not doc.has_annotation("SENT_START"):
                 self.sentencizer(doc)
             for sent in doc.sents:
-                index = [t.i for t in sent if not t.is_space]
+                index = [t.i for t in sent if tagger_word(t.text)]
                 if index:
                     todo.append((doc, index))
-        tagged = self.tagger.pipe([[doc[i].text for i in index] for doc, index in todo],
-                                  batch_size=self.batch_size)
+        tagged = self.tagger.pipe([[tagger_word(doc[i].text) for i in index]
+                                   for doc, index in todo], batch_size=self.batch_size)
         results: dict[int, list] = {id(doc): [] for doc in docs}
         for (doc, index), tdoc in zip(todo, tagged, strict=True):
             results[id(doc)].append((index, tdoc.sentences[0]))
@@ -149,7 +153,7 @@ class SennaComponent:
                 frames.append([index[p], args])
         if "pos" in self.tasks:
             for tok in doc:
-                if tok.is_space:
+                if not tagger_word(tok.text):
                     tok.tag_, tok.pos_ = "_SP", "SPACE"
         if "ner" in self.tasks:
             doc.set_ents(ents, default="outside")   # replaces any earlier component's
@@ -159,6 +163,13 @@ class SennaComponent:
             doc.spans[self.pt0_key] = SpanGroup(doc, name=self.pt0_key, spans=pt0)
         if "srl" in self.tasks:
             doc._.srl_data = frames
+
+
+def tagger_word(text: str) -> str:
+    """The word the tagger is shown for a spaCy token: its visible pieces joined by no-break
+    spaces (a separator inside would make it two tokens); "" for a token that shows
+    nothing."""
+    return "\xa0".join(visible(text).split())
 
 
 def _rebuild(name: str, args: tuple) -> SennaComponent:

@@ -158,7 +158,8 @@ def write_conll(doc: Document, opts: OutputOptions) -> str:
 
 
 def _misc(sent: Sentence, i: int, opts: OutputOptions, cols: dict) -> str:
-    """MISC field: Chunk=, NER=, PT0=, Pred=Yes, SRL1=..., SpaceAfter=No."""
+    """MISC field: Chunk=, NER=, PT0=, VBS= (each span task's `misc` key), Pred=Yes,
+    SRL1=..., SpaceAfter=No."""
     items = [f"{TASKS[task].misc}={tags[i]}" for task, tags in cols["tags"].items()]
     if any(t in opts.tasks for t in ROLE_TASKS):
         items += ["Pred=Yes"] if i in cols["predicates"] else []

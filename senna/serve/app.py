@@ -43,6 +43,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 ALL_TASKS = tuple(TASKS)
 FORMATS = ("json", "allennlp", "conll", "conllu", "senna")
 FIELDS = {"text", "tokens", "tasks", "format"}
+TOKENS_ACCEPTED = ("'tokens' must be a list of strings, one token each, or a list of such "
+                   "lists (one per sentence)")
 
 
 @dataclass(frozen=True)
@@ -232,11 +234,14 @@ def parse_request(data: dict, service: Service
         if isinstance(sents, list) and all(isinstance(w, str) for w in sents):
             sents = [sents]
         if not isinstance(sents, list) or not all(
-                isinstance(s, list) and all(isinstance(w, str) and w and not w.isspace()
-                                            and w.split() == [w] for w in s) for s in sents):
-            raise BadRequest(422, "'tokens' must be a list of non-empty strings without "
-                                  "spaces, or a list of such lists (one per sentence)")
-        docs = [service.base.document(s) for s in sents if s]
+                isinstance(s, list) and all(isinstance(w, str) for w in s) for s in sents):
+            raise BadRequest(422, TOKENS_ACCEPTED)
+        docs = []
+        for k, s in enumerate(sents):
+            try:
+                docs += [service.base.document(s)] if s else []
+            except ValueError as e:   # one token per word (senna.text.tokenize.pretokenized_tokens)
+                raise BadRequest(422, f"{TOKENS_ACCEPTED}; sentence {k + 1}: {e}") from None
     n = ntokens(docs)
     if n > service.limits.max_tokens:
         raise BadRequest(413, f"{n} tokens; the limit is {service.limits.max_tokens} "

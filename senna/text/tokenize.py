@@ -56,9 +56,10 @@ from itertools import accumulate, repeat
 from types import ModuleType
 from typing import Any, NamedTuple, overload
 
-from senna.text.invisible import INVISIBLE, visible, visible_with_offsets
+from senna.text.invisible import INVISIBLE, INVISIBLE_CHARS, visible, visible_with_offsets
 
-__all__ = ["SpacedTokens", "Token", "tokenize", "split_pretokenized"]
+__all__ = ["SpacedTokens", "Token", "plain_split", "pretokenized_tokens", "split_pretokenized",
+           "tokenize"]
 
 
 class Token(NamedTuple):
@@ -300,7 +301,20 @@ USRTOKEN_SEPARATORS = " \t\n\r\f\v\x1c\x1d\x1e\x1f\x85\u2028\u2029"
 _USRTOKEN = re.compile(f"[^{re.escape(USRTOKEN_SEPARATORS)}]+")
 
 
-_EDGE = re.compile(f"^{INVISIBLE.pattern}|{INVISIBLE.pattern}$")
+# What a -usrtokens token never starts or ends with: invisible characters, and the spaces
+# that do not separate tokens (a no-break space may sit inside a token, not at its edge:
+# _SPACE_EDGE finds one there).
+_EDGE = re.compile(f"^[{INVISIBLE_CHARS}\\s]+|[{INVISIBLE_CHARS}\\s]+$")
+_SEP = f"[{re.escape(USRTOKEN_SEPARATORS)}]"
+_KEPT_SPACE = f"[^\\S{re.escape(USRTOKEN_SEPARATORS)}]"
+_SPACE_EDGE = re.compile(f"(?:^|{_SEP}){_KEPT_SPACE}|{_KEPT_SPACE}(?:{_SEP}|$)")
+_NOT_PLAIN = re.compile(f"[{INVISIBLE_CHARS}]|{_KEPT_SPACE}")
+
+
+def plain_split(line: str) -> bool:
+    """Whether `line.split()` gives its -usrtokens tokens: no invisible character and no
+    space that does not separate tokens (always so for ASCII text without controls)."""
+    return not _NOT_PLAIN.search(line)
 
 
 def split_pretokenized(line: str) -> list[Token]:
@@ -309,20 +323,53 @@ def split_pretokenized(line: str) -> list[Token]:
     As in SENNA, ASCII whitespace separates tokens and other Unicode spaces do not: a
     no-break space may sit inside a token (NLTK's wrapper sends such tokens and expects one
     output line per token).  Line-breaking control characters also separate.  Invisible
-    characters (senna.text.invisible) are left out of tokens: the span starts and ends on
-    a visible character, the text is the span without them, and a token made of them
-    alone is dropped."""
-    if not INVISIBLE.search(line):
+    characters (senna.text.invisible) are left out of tokens, and so are the other spaces at
+    a token's edge (they would make it blank or ragged in the column layouts and CoNLL-U):
+    the span starts and ends on a visible, non-space character, the text is the span
+    without invisible characters, and a token without a visible non-space character is
+    dropped."""
+    if not INVISIBLE.search(line) and not _SPACE_EDGE.search(line):
         return [Token(m.group(), m.start(), m.end()) for m in _USRTOKEN.finditer(line)]
     out = []
     for m in _USRTOKEN.finditer(line):
-        text = visible(m.group())
+        word = m.group()
+        if not (INVISIBLE.search(word) or word[0].isspace() or word[-1].isspace()):
+            out.append(Token(word, m.start(), m.end()))
+            continue
+        text = visible(word).strip()
         if text:
             s, e = m.span()
-            for edge in _EDGE.finditer(m.group()):
+            for edge in _EDGE.finditer(word):
                 if edge.start() == 0:
                     s += edge.end()
                 else:
                     e -= edge.end() - edge.start()
             out.append(Token(text, s, e))
     return out
+
+
+def pretokenized_tokens(words: Sequence[str]) -> list[Token]:
+    """The tokens of a pre-tokenised sentence, one per word, with offsets into the words
+    joined by single spaces: each word must be exactly one -usrtokens token
+    (`split_pretokenized`), so that a list gives what the line of its words gives, and no
+    output layout meets a blank token or one that spans columns or lines.  Invisible
+    characters and spaces at a word's edge are left out of its token (as in a line);
+    ValueError naming the first word that is empty, has nothing visible, or holds a
+    separator (ASCII whitespace, a line break) between two tokens."""
+    out, pos = [], 0
+    for i, word in enumerate(words):
+        toks = split_pretokenized(word)
+        if len(toks) != 1:
+            raise ValueError(_bad_word(i, word, len(toks)))
+        text, s, e = toks[0]
+        out.append(Token(text, pos + s, pos + e))  # type: ignore[operator]
+        pos += len(word) + 1
+    return out
+
+
+def _bad_word(i: int, word: str, n: int) -> str:
+    """Why word `i` is not one token (`n` tokens found in it)."""
+    what = ("is empty" if not word else "has no visible character" if n == 0
+            else f"holds {n} tokens separated by whitespace")
+    shown = repr(word) if len(word) <= 40 else f"{word[:40]!r}... ({len(word)} characters)"
+    return f"pre-tokenised word {i + 1} (index {i}) {shown} {what}: give one token per item"
