@@ -37,19 +37,23 @@ def wait_until(condition: Callable[[], object], seconds: float = 60) -> None:
         time.sleep(0.02)
 
 
-def counting(monkeypatch, obj: object, name: str, before: Callable[[tuple], None] = None
-             ) -> list[int]:
-    """Count calls of `obj.name` (running `before(args)` first); restored after the test."""
+def on_model(monkeypatch, tagger, task: str, method: str,
+             before: Callable[[tuple], None] | None = None) -> list[int]:
+    """Count calls of `method` of `task`'s model, in every copy of the models (a server
+    loads a second one for large requests), running `before(args)` first; restored after
+    the test."""
     calls = [0]
-    orig = getattr(obj, name)
+    cls = type(tagger.pipeline.models[task])
+    orig = getattr(cls, method)
 
-    def wrapped(*args, **kwargs):
-        calls[0] += 1
-        if before:
-            before(args)
-        return orig(*args, **kwargs)
+    def wrapped(self, *args, **kwargs):
+        if self.task == task:
+            calls[0] += 1
+            if before:
+                before(args)
+        return orig(self, *args, **kwargs)
 
-    monkeypatch.setattr(obj, name, wrapped)
+    monkeypatch.setattr(cls, method, wrapped)
     return calls
 
 
@@ -76,7 +80,7 @@ def test_too_many_words_are_refused_before_tokenising(tagger, monkeypatch):
 
 
 def test_too_many_role_tags_are_refused_before_srl(tagger, monkeypatch):
-    srl = counting(monkeypatch, tagger.pipeline.models["srl"], "predict_role_windows")
+    srl = on_model(monkeypatch, tagger, "srl", "predict_role_windows")
     with TestClient(create_app(tagger, Limits(max_roles=100))) as c:
         r = c.post("/tag", json={"text": VERBS})
         assert r.status_code == 413 and "SRL role tags" in r.json()["error"]
@@ -100,9 +104,8 @@ def test_role_tags_at_the_limit_are_tagged_as_usual(tagger):
 def test_timed_out_work_stops(tagger, monkeypatch):
     """POS takes 0.5 s here, the request may take 0.2 s: the cascade stops at its next
     stage, and SRL never runs."""
-    counting(monkeypatch, tagger.pipeline.models["pos"], "predict",
-             lambda args: time.sleep(0.5))
-    srl = counting(monkeypatch, tagger.pipeline.models["srl"], "predict_role_windows")
+    on_model(monkeypatch, tagger, "pos", "predict", lambda args: time.sleep(0.5))
+    srl = on_model(monkeypatch, tagger, "srl", "predict_role_windows")
     with TestClient(create_app(tagger, Limits(timeout_s=0.2))) as c:
         r = c.post("/tag", json={"text": TEXT})
         assert r.status_code == 503 and "took over 0.2 s" in r.json()["error"]
@@ -120,30 +123,35 @@ def gated_pos(monkeypatch, tagger, min_tokens: int) -> tuple[threading.Event, th
             entered.set()
             gate.wait(10)
 
-    counting(monkeypatch, tagger.pipeline.models["pos"], "predict", hold)
+    on_model(monkeypatch, tagger, "pos", "predict", hold)
     return gate, entered
 
 
-def test_small_requests_go_before_a_large_one(tagger, monkeypatch):
+def test_a_large_request_does_not_hold_small_ones(tagger, monkeypatch):
+    """The large request waits in POS until the small one is answered."""
     gate, entered = gated_pos(monkeypatch, tagger, 100)
-    app = create_app(tagger, Limits(small_tokens=50))
     done: list[str] = []
 
     def post(c, name, text):
         assert c.post("/tag", json={"text": text}).status_code == 200
         done.append(name)
 
-    with TestClient(app) as c:
+    with TestClient(create_app(tagger, Limits(small_tokens=50))) as c:
         large = threading.Thread(target=post, args=(c, "large", TEXT * 10))
         large.start()
-        assert entered.wait(30)
-        small = threading.Thread(target=post, args=(c, "small", "The cat sat."))
-        small.start()
-        wait_until(lambda: app.state.service.tagging.small)
+        assert entered.wait(60)
+        post(c, "small", "The cat sat.")
         gate.set()
         large.join(60)
-        small.join(60)
     assert done == ["small", "large"]
+
+
+def test_large_requests_are_tagged_as_small_ones(tagger):
+    with TestClient(create_app(tagger, Limits(small_tokens=5))) as c:
+        r = c.post("/tag", json={"text": TEXT})
+        assert r.status_code == 200
+    with TestClient(create_app(tagger)) as c:
+        assert c.post("/tag", json={"text": TEXT}).json() == r.json()
 
 
 def test_a_busy_server_says_so_with_retry_after(tagger, monkeypatch):

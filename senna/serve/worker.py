@@ -1,14 +1,13 @@
-"""The tagging thread behind `senna serve`: one thread tags every request, since the loaded
-models keep per-word caches that two threads must not fill at once.
+"""The tagging threads behind `senna serve`: one for small requests, one for large ones,
+each with its own loaded models (they keep per-word caches that two threads must not fill
+at once), so that a large request never holds small ones behind it.
 
-Small requests (up to `Limits.small_tokens` tokens) that ask for the same tasks are tagged
-together, up to `Limits.batch_tokens`, and go before large ones; a large request is tagged
-alone and, between two stages of the cascade (`GuardedPipeline.checkpoint`), lets the small
-requests that arrived meanwhile go first, so one large request delays them by one stage at
-most.  At every stage the batch stops (`Expired`) once all its requests are past their
-deadline: a timed-out request's work ends with it.  A request whose sentences could hold
-more SRL role tags than `Limits.max_roles` first gets its predicates from the verb
-detector alone (or POS), and is refused with a 413 before SRL if they are too many.
+In each lane requests that ask for the same tasks are tagged together.  Between two
+stages of the cascade (`GuardedPipeline.checkpoint`) a batch stops (`Expired`) once all
+its requests are past their deadline: a timed-out request's work ends with it.  A request
+whose sentences could hold more SRL role tags than `Limits.max_roles` first gets its
+predicates from the verb detector alone (or POS), and is refused with a 413 before SRL if
+they are too many.
 """
 
 from __future__ import annotations
@@ -90,21 +89,22 @@ class Job:
         self.future.get_loop().call_soon_threadsafe(set_it)
 
 
-class Tagging:
-    """The tagging thread, its two queues (small and large requests) and the taggers for
-    each task set asked for, all sharing the loaded models."""
+class Lane:
+    """A tagging thread with its own loaded models (loaded by `load` when first needed)
+    and its queue; requests that ask for the same tasks are tagged together, up to
+    `Limits.batch_tokens`, except one whose predicates must be counted first."""
 
-    def __init__(self, base: Tagger, limits: Limits):
-        self.base = base
+    def __init__(self, name: str, load: Callable[[], Tagger], limits: Limits):
+        self.load = load
         self.limits = limits
+        self.loaded: Tagger | None = None
         self.taggers: dict[tuple[str, ...], Tagger] = {}
         self.cond = threading.Condition()
-        self.small: deque[Job] = deque()
-        self.large: deque[Job] = deque()
-        self.running: list[tuple[list[Job], bool]] = []   # batches being tagged, is large
+        self.queue: deque[Job] = deque()
+        self.running: list[Job] = []
         self.closed = False
-        self.stats = {"requests": 0, "batches": 0, "stopped": 0}   # shown by /health
-        self.thread = threading.Thread(target=self._loop, name="senna-tag", daemon=True)
+        self.stats = {"requests": 0, "batches": 0, "stopped": 0}
+        self.thread = threading.Thread(target=self._loop, name=f"senna-tag-{name}", daemon=True)
 
     def start(self) -> None:
         self.thread.start()
@@ -115,74 +115,71 @@ class Tagging:
             self.cond.notify()
 
     def tagger(self, tasks: tuple[str, ...]) -> Tagger:
-        """A tagger for a subset of the served tasks (or their dependencies), sharing the
-        loaded models and settings, whose cascade checks in with this thread."""
+        """A tagger for a subset of the lane's tasks (or their dependencies), sharing its
+        models and settings, whose cascade checks in with this lane."""
         if tasks not in self.taggers:
-            base = self.base.pipeline
+            if self.loaded is None:
+                self.loaded = self.load()
+                self.loaded.pipeline.preload()
+            base = self.loaded.pipeline
             pipe = GuardedPipeline(base.root, tasks, models=base.models,
                                    max_tokens=base.max_tokens,
                                    predicates=base.predicate_choice, documents=base.documents)
             pipe.models = {t: pipe.models[t] for t in pipe.order}   # only those it runs
             pipe.checkpoint = self.checkpoint
-            self.taggers[tasks] = Tagger(pipe, self.base.tagset)
+            self.taggers[tasks] = Tagger(pipe, self.loaded.tagset)
         return self.taggers[tasks]
 
     def submit(self, job: Job) -> None:
-        small = job.size <= self.limits.small_tokens and job.roles_bound() <= self.limits.max_roles
         with self.cond:
-            (self.small if small else self.large).append(job)
+            self.queue.append(job)
             self.cond.notify()
 
     def _loop(self) -> None:
         while True:
             with self.cond:
-                while not (self.small or self.large or self.closed):
+                while not (self.queue or self.closed):
                     self.cond.wait()
                 if self.closed:
                     return
-                large = not self.small
-                batch = [self.large.popleft()] if large else self._take(self.small)
-            self._run(batch, large)
+                batch = self._take()
+            self._run(batch)
 
-    def _take(self, queue: deque[Job]) -> list[Job]:
-        """The first small request and every other one with the same tasks, up to
+    def counted(self, job: Job) -> bool:
+        """Whether the job's predicates must be counted before SRL."""
+        return job.roles_bound() > self.limits.max_roles
+
+    def _take(self) -> list[Job]:
+        """The first request and every other one with the same tasks, up to
         `batch_tokens` (called holding the lock)."""
-        first = queue.popleft()
+        first = self.queue.popleft()
         batch, size, keep = [first], first.size, deque()
-        while queue:
-            job = queue.popleft()
-            if job.tasks == first.tasks and size + job.size <= self.limits.batch_tokens:
+        while self.queue and not self.counted(first):
+            job = self.queue.popleft()
+            if (job.tasks == first.tasks and size + job.size <= self.limits.batch_tokens
+                    and not self.counted(job)):
                 batch.append(job)
                 size += job.size
             else:
                 keep.append(job)
-        queue.extend(keep)
+        self.queue.extendleft(reversed(keep))
         return batch
 
     def checkpoint(self) -> None:
-        """Between two stages: stop a batch whose requests have all timed out; in a large
-        request, tag the small ones waiting first."""
-        batch, large = self.running[-1]
-        if all(job.expired() for job in batch):
+        """Between two stages: stop the batch once all its requests have timed out."""
+        if self.running and all(job.expired() for job in self.running):
             raise Expired
-        while large:
-            with self.cond:
-                if not self.small:
-                    return
-                nested = self._take(self.small)
-            self._run(nested, large=False)
 
-    def _run(self, batch: list[Job], large: bool) -> None:
+    def _run(self, batch: list[Job]) -> None:
         """Tag a batch and settle its requests (each with the error, if it fails)."""
         live = [job for job in batch if not job.expired()]
         self.stats["stopped"] += len(batch) - len(live)
         if not live:
             return
-        self.running.append((live, large))
+        self.running = live
         try:
             tagger = self.tagger(live[0].tasks)
-            preds = self._predicates(live[0]) if large and (
-                live[0].roles_bound() > self.limits.max_roles) else None
+            preds = self._predicates(live[0]) if self.counted(live[0]) else None
             docs = tagger.tag_documents([d for job in live for d in job.docs], preds)
         except Exception as e:   # noqa: BLE001 - handed to each waiting request
             self.stats["stopped"] += len(live) if isinstance(e, Expired) else 0
@@ -190,7 +187,7 @@ class Tagging:
                 job.settle(error=e)
             return
         finally:
-            self.running.pop()
+            self.running = []
         self.stats["requests"] += len(live)
         self.stats["batches"] += 1
         tagged = iter(docs)
@@ -213,3 +210,34 @@ class Tagging:
                                   f"is {self.limits.max_roles} per request: send shorter "
                                   "sentences or fewer at a time, or leave out srl")
         return preds
+
+
+class Tagging:
+    """Two lanes: small requests (up to `Limits.small_tokens` tokens) on the loaded models,
+    larger ones on a copy of them loaded when the first arrives, so that a large request
+    slows small ones (the two threads share the interpreter) but never holds them."""
+
+    def __init__(self, base: Tagger, limits: Limits):
+        self.limits = limits
+        self.small = Lane("small", lambda: base, limits)
+        pipe = base.pipeline
+        self.large = Lane("large", lambda: Tagger(
+            Pipeline(pipe.root, pipe.tasks, predicates=pipe.predicate_choice,
+                     documents=pipe.documents), base.tagset), limits)
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Requests tagged, batches, requests stopped past their deadline (/health)."""
+        return {k: self.small.stats[k] + self.large.stats[k] for k in self.small.stats}
+
+    def submit(self, job: Job) -> None:
+        small = job.size <= self.limits.small_tokens and not self.small.counted(job)
+        (self.small if small else self.large).submit(job)
+
+    def start(self) -> None:
+        self.small.start()
+        self.large.start()
+
+    def stop(self) -> None:
+        self.small.stop()
+        self.large.stop()
