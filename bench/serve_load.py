@@ -10,13 +10,13 @@ text, each client in its own thread with one keep-alive connection (http.client)
 request at a time: closed-loop load, bounded by the number of clients and the duration.
 Only loopback addresses are accepted.  A good request fails on any status but 200.
 
-The hostile clients of `--mixed`, each also closed-loop: `huge` sends 200 KB of text
-holding 100,000 words; `nested` 100,000 nested `[`; `verbs` 4,999 words that are all
-verbs, about 2,500 predicates (12.5 million SRL role tags); `slowloris` opens a connection
-and sends its headers a line per second, never finishing them, then opens another once the
-server closes it.  Their answers are counted by status (for slowloris: the seconds each
-connection stayed open).  With a server it started, the script also reports the server's
-peak memory (VmHWM).
+The hostile clients of `--mixed`, each also closed-loop, in a process of their own: `huge`
+sends 200 KB of text holding 100,000 words; `nested` 100,000 nested `[`; `verbs` 4,999
+words that are all verbs, about 2,500 predicates (12.5 million SRL role tags);
+`slowloris` opens a connection and sends its headers a line per second, never finishing
+them, then opens another once the server closes it.  Their answers are counted by status
+(for slowloris: the seconds each connection stayed open).  With a server it started, the
+script also reports the server's peak memory (VmHWM).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import argparse
 import collections
 import http.client
 import json
+import multiprocessing
 import os
 import socket
 import subprocess
@@ -122,6 +123,26 @@ def slowloris(url: str, stop: float, out: list) -> None:
         out.append(time.perf_counter() - started)
 
 
+def hostile_clients(url: str, kinds: list[str], stop: float, out: multiprocessing.Queue
+                    ) -> None:
+    """One thread per hostile client until `stop`; puts ({kind: results}, slowloris's
+    seconds) on `out`.  Run in a process of its own, so that the good clients' threads do
+    not share an interpreter with them (as they would not share a machine)."""
+    results: dict[str, list] = {kind: [] for kind in kinds if kind in HOSTILE}
+    held: list[float] = []
+    bodies = {kind: HOSTILE[kind]() for kind in results}
+    threads = [threading.Thread(target=client, args=(url, lambda i, d=bodies[kind]: d,
+                                                     stop, results[kind], False))
+               for kind in results]
+    if "slowloris" in kinds:
+        threads.append(threading.Thread(target=slowloris, args=(url, stop, held)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    out.put((results, held))
+
+
 def percentile(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))] if s else float("nan")
@@ -177,9 +198,11 @@ def main() -> None:
         kinds = a.hostile.split(",") if a.mixed else []
         if set(kinds) - {*HOSTILE, "slowloris"}:
             raise SystemExit(f"--hostile takes {', '.join([*HOSTILE, 'slowloris'])}")
-        hostile: dict[str, list] = {kind: [] for kind in kinds if kind in HOSTILE}
-        held: list[float] = []
         stop = time.monotonic() + a.seconds
+        queue: multiprocessing.Queue = multiprocessing.Queue()
+        others = multiprocessing.Process(target=hostile_clients, args=(url, kinds, stop, queue))
+        if kinds:
+            others.start()
 
         def good_body(offset: int) -> Callable[[int], str]:
             return lambda i: json.dumps({"text": texts[(offset + i) % len(texts)],
@@ -188,18 +211,15 @@ def main() -> None:
         threads = [threading.Thread(target=client, args=(url, good_body(i * 97), stop,
                                                          results[i], True))
                    for i in range(a.clients)]
-        for kind, out in hostile.items():
-            data = HOSTILE[kind]()
-            threads.append(threading.Thread(target=client, args=(url, lambda i, d=data: d,
-                                                                 stop, out, False)))
-        if "slowloris" in kinds:
-            threads.append(threading.Thread(target=slowloris, args=(url, stop, held)))
         started = time.perf_counter()
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         wall = time.perf_counter() - started
+        hostile, held = queue.get(timeout=60) if kinds else ({}, [])
+        if kinds:
+            others.join()
         stats = json.load(urllib.request.urlopen(url + "/health", timeout=10)).get("tagged")
         memory = peak_memory_mb(proc.pid) if proc is not None else None
     finally:

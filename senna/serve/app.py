@@ -160,17 +160,15 @@ async def read_json(request: Request, limits: Limits, deadline: float) -> dict:
     if declared and declared.isdigit() and int(declared) > limits.max_body_bytes:
         raise BadRequest(413, f"body over {limits.max_body_bytes} bytes")
     body = bytearray()
-    stream = request.stream().__aiter__()
-    while True:
-        try:
-            chunk = await asyncio.wait_for(stream.__anext__(), deadline - time.monotonic())
-        except StopAsyncIteration:
-            break
-        except TimeoutError:
-            raise BadRequest(408, f"body not received within {limits.timeout_s:g} s") from None
-        body += chunk
-        if len(body) > limits.max_body_bytes:
-            raise BadRequest(413, f"body over {limits.max_body_bytes} bytes")
+    try:
+        loop = asyncio.get_running_loop()   # whose clock need not be time.monotonic's
+        async with asyncio.timeout_at(loop.time() + deadline - time.monotonic()):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limits.max_body_bytes:
+                    raise BadRequest(413, f"body over {limits.max_body_bytes} bytes")
+    except TimeoutError:
+        raise BadRequest(408, f"body not received within {limits.timeout_s:g} s") from None
     try:
         data = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
