@@ -158,7 +158,7 @@ def peak_memory_mb(pid: int) -> float | None:
     return kb / 1024 if kb is not None else None
 
 
-def report_hostile(results: dict[str, list], held: list[float]) -> None:
+def report_hostile(results: dict[str, list], held: list[float] | None) -> None:
     print("\n| hostile client | requests | answers (status: count) | p50 (ms) | max (ms) |")
     print("|---|---:|---|---:|---:|")
     for kind, rs in results.items():
@@ -167,6 +167,8 @@ def report_hostile(results: dict[str, list], held: list[float]) -> None:
         print(f"| {kind} | {len(rs):,} | "
               f"{', '.join(f'{c}: {n:,}' for c, n in sorted(codes.items()))} | "
               f"{percentile(lat, 50):.1f} | {max(lat, default=float('nan')):.1f} |")
+    if held is None:
+        return
     print(f"| slowloris | {len(held)} connections | closed by the server after "
           f"{', '.join(f'{h:.1f}' for h in held) or '(none closed)'} s | | |")
 
@@ -238,7 +240,7 @@ def main() -> None:
           f"| {sum(r[2] for r in ok) / wall:,.0f} | {percentile(lat, 50):.1f} "
           f"| {percentile(lat, 99):.1f} | {max(lat, default=float('nan')):.1f} |")
     if a.mixed:
-        report_hostile(hostile, held)
+        report_hostile(hostile, held if "slowloris" in kinds else None)
     if stats and stats.get("batches"):
         print(f"\nserver: {stats['requests']:,} requests tagged in {stats['batches']:,} "
               f"batches ({stats['requests'] / stats['batches']:.1f} requests per batch)")
