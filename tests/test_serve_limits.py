@@ -121,7 +121,7 @@ def gated_pos(monkeypatch, tagger, min_tokens: int) -> tuple[threading.Event, th
     def hold(args):
         if sum(map(len, args[0])) >= min_tokens:
             entered.set()
-            gate.wait(10)
+            gate.wait(60)
 
     on_model(monkeypatch, tagger, "pos", "predict", hold)
     return gate, entered

@@ -86,7 +86,10 @@ class Job:
                     self.future.set_exception(error)
                 else:
                     self.future.set_result(result)
-        self.future.get_loop().call_soon_threadsafe(set_it)
+        try:
+            self.future.get_loop().call_soon_threadsafe(set_it)
+        except RuntimeError:   # the event loop has closed: the server is stopping
+            pass
 
 
 class Lane:
