@@ -108,7 +108,7 @@ def documents(tagger: Tagger, source: Source, max_tokens: int) -> list[Document]
 
 
 class Service:
-    """Loaded models, the tagging thread, the pool that tokenises and renders, and the
+    """Loaded models, the tagging threads, the pool that tokenises and renders, and the
     slots of the requests in progress."""
 
     def __init__(self, tagger: Tagger, limits: Limits):
