@@ -1,20 +1,31 @@
-"""Load on `senna serve` over loopback (issue 11, item 4): N clients POST sentences to
-/tag for a fixed time; prints throughput, latency percentiles and failures.
+"""Load on `senna serve` over loopback: N clients POST sentences to /tag for a fixed time;
+prints throughput, latency percentiles and failures.  `--mixed` adds hostile clients
+beside them, one of each kind (docs/reliability.md, "Server limits").
 
     python bench/serve_load.py [--clients 8] [--seconds 30] [--tasks pos,chunk,ner,pt0,srl]
-        [--url http://127.0.0.1:PORT]   # default: start `senna serve` on a free port
+        [--mixed] [--url http://127.0.0.1:PORT]   # default: start `senna serve` on a free port
 
 Requests are sentences of EWT dev (`--data ../shared/data`, `ewt/ewt.dev.pos`), sent as
 text, each client in its own thread with one keep-alive connection (http.client), one
 request at a time: closed-loop load, bounded by the number of clients and the duration.
-Only loopback addresses are accepted.  A request fails on any status but 200.
+Only loopback addresses are accepted.  A good request fails on any status but 200.
+
+The hostile clients of `--mixed`, each also closed-loop, in a process of their own: `huge`
+sends 200 KB of text holding 100,000 words; `nested` 100,000 nested `[`; `verbs` 4,999
+words that are all verbs, about 2,500 predicates (12.5 million SRL role tags);
+`slowloris` opens a connection and sends its headers a line per second, never finishing
+them, then opens another once the server closes it.  Their answers are counted by status
+(for slowloris: the seconds each connection stayed open).  With a server it started, the
+script also reports the server's peak memory (VmHWM).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import http.client
 import json
+import multiprocessing
 import os
 import socket
 import subprocess
@@ -23,9 +34,13 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = {"huge": lambda: json.dumps({"text": "a " * 100_000}),
+           "nested": lambda: "[" * 100_000,
+           "verbs": lambda: json.dumps({"text": "go " * 4999})}
 
 
 def sentences(path: Path) -> list[str]:
@@ -59,33 +74,103 @@ def start_server(tasks: str) -> tuple[subprocess.Popen, str]:
     raise SystemExit("server did not start")
 
 
-def client(url: str, texts: list[str], offset: int, stop: float, tasks: list[str],
-           out: list) -> None:
-    """One closed-loop client: (latency s, ok, tokens) per request until `stop`."""
+def client(url: str, body: Callable[[int], str], stop: float, out: list,
+           good: bool) -> None:
+    """One closed-loop client: (latency s, status, tokens) per request until `stop`;
+    status 0 for a connection error.  Tokens are counted in good requests' answers."""
     parts = urllib.parse.urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-    i = offset
+    i = 0
     while time.monotonic() < stop:
-        body = json.dumps({"text": texts[i % len(texts)], "tasks": tasks})
+        data = body(i)
         i += 1
         started = time.perf_counter()
         try:
-            conn.request("POST", "/tag", body, {"Content-Type": "application/json"})
+            conn.request("POST", "/tag", data, {"Content-Type": "application/json"})
             reply = conn.getresponse()
-            data = reply.read()
-            ok = reply.status == 200
-            tokens = sum(len(s["tokens"]) for s in json.loads(data)["sentences"]) if ok else 0
+            answer = reply.read()
+            status = reply.status
+            tokens = sum(len(s["tokens"]) for s in json.loads(answer)["sentences"]) if (
+                good and status == 200) else 0
         except (OSError, http.client.HTTPException, ValueError):
-            ok, tokens = False, 0
+            status, tokens = 0, 0
             conn.close()
             conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-        out.append((time.perf_counter() - started, ok, tokens))
+        out.append((time.perf_counter() - started, status, tokens))
     conn.close()
+
+
+def slowloris(url: str, stop: float, out: list) -> None:
+    """Connections whose headers never end (a line a second): seconds each stayed open,
+    until the server closed it (those still open at `stop` are not counted)."""
+    parts = urllib.parse.urlsplit(url)
+    while time.monotonic() < stop:
+        started = time.perf_counter()
+        with socket.create_connection((parts.hostname, parts.port)) as s:
+            s.settimeout(1)
+            try:
+                s.sendall(b"POST /tag HTTP/1.1\r\nHost: x\r\n")
+                while time.monotonic() < stop:
+                    try:
+                        if not s.recv(4096):
+                            break
+                    except TimeoutError:
+                        s.sendall(b"X-Wait: 1\r\n")
+                else:
+                    return
+            except OSError:
+                pass
+        out.append(time.perf_counter() - started)
+
+
+def hostile_clients(url: str, kinds: list[str], stop: float, out: multiprocessing.Queue
+                    ) -> None:
+    """One thread per hostile client until `stop`; puts ({kind: results}, slowloris's
+    seconds) on `out`.  Run in a process of its own, so that the good clients' threads do
+    not share an interpreter with them (as they would not share a machine)."""
+    results: dict[str, list] = {kind: [] for kind in kinds if kind in HOSTILE}
+    held: list[float] = []
+    bodies = {kind: HOSTILE[kind]() for kind in results}
+    threads = [threading.Thread(target=client, args=(url, lambda i, d=bodies[kind]: d,
+                                                     stop, results[kind], False))
+               for kind in results]
+    if "slowloris" in kinds:
+        threads.append(threading.Thread(target=slowloris, args=(url, stop, held)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    out.put((results, held))
 
 
 def percentile(values: list[float], q: float) -> float:
     s = sorted(values)
-    return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))]
+    return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))] if s else float("nan")
+
+
+def peak_memory_mb(pid: int) -> float | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    kb = next((int(line.split()[1]) for line in status.splitlines()
+               if line.startswith("VmHWM:")), None)
+    return kb / 1024 if kb is not None else None
+
+
+def report_hostile(results: dict[str, list], held: list[float] | None) -> None:
+    print("\n| hostile client | requests | answers (status: count) | p50 (ms) | max (ms) |")
+    print("|---|---:|---|---:|---:|")
+    for kind, rs in results.items():
+        codes = collections.Counter(r[1] for r in rs)
+        lat = [r[0] * 1000 for r in rs]
+        print(f"| {kind} | {len(rs):,} | "
+              f"{', '.join(f'{c}: {n:,}' for c, n in sorted(codes.items()))} | "
+              f"{percentile(lat, 50):.1f} | {max(lat, default=float('nan')):.1f} |")
+    if held is None:
+        return
+    print(f"| slowloris | {len(held)} connections | closed by the server after "
+          f"{', '.join(f'{h:.1f}' for h in held) or '(none closed)'} s | | |")
 
 
 def main() -> None:
@@ -94,6 +179,10 @@ def main() -> None:
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--tasks", default="pos,chunk,ner,pt0,srl")
+    p.add_argument("--mixed", action="store_true",
+                   help="add hostile clients: huge text, nested JSON, many verbs, slowloris")
+    p.add_argument("--hostile", default="huge,nested,verbs,slowloris",
+                   help="which hostile clients --mixed starts (default all four)")
     p.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     a = p.parse_args()
     texts = sentences(a.data / "ewt" / "ewt.dev.pos")
@@ -105,11 +194,24 @@ def main() -> None:
         url = a.url
     else:
         proc, url = start_server(a.tasks)
+    tasks = a.tasks.split(",")
     try:
         results: list[list] = [[] for _ in range(a.clients)]
+        kinds = a.hostile.split(",") if a.mixed else []
+        if set(kinds) - {*HOSTILE, "slowloris"}:
+            raise SystemExit(f"--hostile takes {', '.join([*HOSTILE, 'slowloris'])}")
         stop = time.monotonic() + a.seconds
-        threads = [threading.Thread(target=client, args=(url, texts, i * 97, stop,
-                                                         a.tasks.split(","), results[i]))
+        queue: multiprocessing.Queue = multiprocessing.Queue()
+        others = multiprocessing.Process(target=hostile_clients, args=(url, kinds, stop, queue))
+        if kinds:
+            others.start()
+
+        def good_body(offset: int) -> Callable[[int], str]:
+            return lambda i: json.dumps({"text": texts[(offset + i) % len(texts)],
+                                         "tasks": tasks})
+
+        threads = [threading.Thread(target=client, args=(url, good_body(i * 97), stop,
+                                                         results[i], True))
                    for i in range(a.clients)]
         started = time.perf_counter()
         for t in threads:
@@ -117,23 +219,33 @@ def main() -> None:
         for t in threads:
             t.join()
         wall = time.perf_counter() - started
+        hostile, held = queue.get(timeout=60) if kinds else ({}, [])
+        if kinds:
+            others.join()
         stats = json.load(urllib.request.urlopen(url + "/health", timeout=10)).get("tagged")
+        memory = peak_memory_mb(proc.pid) if proc is not None else None
     finally:
         if proc is not None:
             proc.terminate()
             proc.wait(timeout=30)
     flat = [r for rs in results for r in rs]
-    ok = [r for r in flat if r[1]]
+    ok = [r for r in flat if r[1] == 200]
     lat = [r[0] * 1000 for r in ok]
-    print(f"{a.clients} clients, {wall:.1f} s, tasks {a.tasks}, EWT dev sentences as text\n")
+    extra = f" beside {len(kinds)} hostile ({', '.join(kinds)})" if kinds else ""
+    print(f"{a.clients} clients{extra}, {wall:.1f} s, tasks {a.tasks}, "
+          "EWT dev sentences as text\n")
     print("| requests | failed | requests/s | tokens/s | p50 (ms) | p99 (ms) | max (ms) |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     print(f"| {len(flat):,} | {len(flat) - len(ok)} | {len(ok) / wall:,.1f} "
           f"| {sum(r[2] for r in ok) / wall:,.0f} | {percentile(lat, 50):.1f} "
-          f"| {percentile(lat, 99):.1f} | {max(lat):.1f} |")
+          f"| {percentile(lat, 99):.1f} | {max(lat, default=float('nan')):.1f} |")
+    if a.mixed:
+        report_hostile(hostile, held if "slowloris" in kinds else None)
     if stats and stats.get("batches"):
         print(f"\nserver: {stats['requests']:,} requests tagged in {stats['batches']:,} "
               f"batches ({stats['requests'] / stats['batches']:.1f} requests per batch)")
+    if memory is not None:
+        print(f"server peak memory: {memory:,.0f} MB")
     if len(ok) != len(flat):
         sys.exit(1)
 

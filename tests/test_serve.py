@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.request
 import warnings
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -95,7 +96,9 @@ def test_tasks_subset_and_formats(client, tagger):
     (b'{"text": "a", "tasks": ["parse"]}', 422, "unknown task 'parse'"),
     (b'{"text": "a", "format": "xml"}', 422, "'format' must be"),
     (b'{"text": "a", "lang": "fr"}', 422, "unknown field"),
-    (json.dumps({"text": "word " * 61}).encode(), 413, "61 tokens; the limit is 60"),
+    (json.dumps({"text": "word " * 61}).encode(), 413, "over 60 words; the limit is 60"),
+    (json.dumps({"text": "word, " * 31}).encode(), 413, "62 tokens; the limit is 60"),
+    (json.dumps({"tokens": [["a"] * 30, ["b"] * 31]}).encode(), 413, "the limit is 60"),
     (json.dumps({"text": "x" * 5000}).encode(), 413, "body over 4000 bytes"),
 ])
 def test_bad_requests_get_a_clear_4xx_and_the_server_keeps_serving(client, body, status,
@@ -119,12 +122,12 @@ def test_task_not_served(tagger):
         assert r.status_code == 422 and "this server runs pos" in r.json()["error"]
 
 
-def test_timeout_is_a_408(tagger):
+def test_timeout_is_a_503(tagger):
     """The body arrives at once; tagging ~3,000 tokens with all tasks takes far longer than
     50 ms (about 0.4 s at 7,000 tokens/s)."""
     with TestClient(create_app(tagger, Limits(timeout_s=0.05))) as c:
         r = c.post("/tag", json={"text": TEXT * 200})
-        assert r.status_code == 408 and "took over" in r.json()["error"]
+        assert r.status_code == 503 and "took over" in r.json()["error"]
 
 
 def test_page_and_static_files(client):
@@ -148,13 +151,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
-    """`senna serve` as a user starts it, on a free loopback port."""
+def start_server(*options: str) -> Iterator[tuple[str, int]]:
+    """`senna serve` as a user starts it, on a free loopback port: (URL, port) while it
+    runs."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     proc = subprocess.Popen([sys.executable, "-m", "senna.cli.main", "serve", "--port",
-                             str(port), "--timeout", "2"], env=env,
+                             str(port), *options], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -170,6 +173,11 @@ def server():
     yield url, port
     proc.terminate()
     proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server():
+    yield from start_server("--timeout", "2")
 
 
 def test_real_server_tags_and_survives_a_slow_client(server):

@@ -22,8 +22,20 @@ def parser() -> argparse.ArgumentParser:
                    help="largest request body (default 262144)")
     p.add_argument("--max-tokens", type=int, default=5000,
                    help="most tokens per request (default 5000)")
+    p.add_argument("--max-roles", type=int, default=1_000_000, metavar="N",
+                   help="most SRL role tags per request: predicates x words of their "
+                        "sentence, the size of SRL's output (default 1000000)")
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                   help="longest a request may take, body and tagging (default 10)")
+                   help="longest a request may take, body and tagging (default 10); "
+                        "its work stops then")
+    p.add_argument("--max-pending", type=int, default=64, metavar="N",
+                   help="requests in progress at once; more wait up to a second, then get "
+                        "a 503 (default 64)")
+    p.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="a connection's request line and headers must arrive within this "
+                        "time, else it is closed (default 10)")
+    p.add_argument("--keep-alive", type=float, default=5.0, metavar="SECONDS",
+                   help="idle time before a keep-alive connection is closed (default 5)")
     p.add_argument("--threads", type=int, metavar="N",
                    help="BLAS threads (default 1; see senna --help); set before NumPy loads")
     return p
@@ -31,19 +43,21 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
-    if min(a.max_body, a.max_tokens) < 1 or a.timeout <= 0 or not 0 <= a.port < 65536:
-        raise UsageError("--max-body, --max-tokens and --timeout must be positive, "
-                         "--port in 0..65535", "senna serve")
+    if (min(a.max_body, a.max_tokens, a.max_roles, a.max_pending) < 1
+            or min(a.timeout, a.header_timeout, a.keep_alive) <= 0 or not 0 <= a.port < 65536):
+        raise UsageError("--max-body, --max-tokens, --max-roles, --max-pending and the "
+                         "timeouts must be positive, --port in 0..65535", "senna serve")
     try:
-        import uvicorn
-
         from senna.serve.app import Limits, create_app
+        from senna.serve.server import run
     except ImportError as e:   # pragma: no cover - depends on the installation
         raise ValueError(f"serve needs Starlette and uvicorn: pip install '.[serve]' ({e})"
                          ) from None
-    limits = Limits(a.max_body, a.max_tokens, a.timeout)
+    limits = Limits(max_body_bytes=a.max_body, max_tokens=a.max_tokens, max_roles=a.max_roles,
+                    timeout_s=a.timeout, max_pending=a.max_pending,
+                    header_timeout_s=a.header_timeout, keep_alive_s=a.keep_alive)
     app = create_app(limits=limits, model_dir=a.model_dir, tasks=a.tasks.split(","))
     print(f"senna serve: http://{a.host}:{a.port}/ (tasks {','.join(app.state.service.base.tasks)}"
           "; Ctrl-C stops)", file=sys.stderr)
-    uvicorn.run(app, host=a.host, port=a.port, log_level="warning", access_log=False)
+    run(app, a.host, a.port, limits)
     return 0

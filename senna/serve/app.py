@@ -5,12 +5,15 @@ Why Starlette on uvicorn: an ASGI app is a plain object that tests drive in-proc
 packages (aiohttp brings half a dozen compiled ones), and Starlette ships static-file
 serving that refuses paths outside its directory.
 
-Tagging is CPU-bound NumPy work, so it runs on one dedicated thread and never blocks the
-event loop; requests that arrive while it is busy are tagged together in the next batch
-(same task set, up to `Limits.batch_tokens`), which is what makes concurrent clients
-cheaper than serial ones.  Every bad request gets a 4xx JSON `{"error": ...}`:
-413 for a body or token count over the limit, 408 past the timeout, 400 for invalid JSON,
-422 for wrong types, unknown fields, tasks or formats.  No request names a file.
+The event loop only reads bodies, parses JSON and checks fields and cheap limits (body
+bytes; whitespace-separated words against the token limit), so that a client can never
+hold it: tokenising and rendering run in a small thread pool, tagging on the one tagging
+thread (senna.serve.worker), and at most `Limits.max_pending` requests are in progress.
+Every refused request gets a JSON `{"error": ...}`: 413 for a body, token count or SRL
+output over the limit, 408 for a body not received in time, 503 past the timeout or when
+busy (with Retry-After), 400 for invalid JSON, 422 for wrong types, unknown fields, tasks
+or formats.  No request names a file.  docs/reliability.md, "Server limits", has the
+numbers and the reasons.
 """
 
 from __future__ import annotations
@@ -19,14 +22,14 @@ import asyncio
 import gc
 import json
 import time
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -36,8 +39,11 @@ from senna.document import Document
 from senna.integrations import view
 from senna.integrations.allennlp import document_json
 from senna.io.output import OutputOptions, format_document
-from senna.runtime.pipeline import Pipeline
+from senna.serve.limits import BadRequest, Limits
+from senna.serve.worker import Expired, Job, Tagging
 from senna.tasks import TASKS, normalize_tasks
+
+__all__ = ["BadRequest", "Limits", "create_app"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 ALL_TASKS = tuple(TASKS)
@@ -45,24 +51,14 @@ FORMATS = ("json", "allennlp", "conll", "conllu", "senna")
 FIELDS = {"text", "tokens", "tasks", "format"}
 TOKENS_ACCEPTED = ("'tokens' must be a list of strings, one token each, or a list of such "
                    "lists (one per sentence)")
+POOL_THREADS = 4   # tokenising and rendering (bounded by the body limit each)
+
+Source = str | list[list[str]]   # a request's raw text, or its sentences as tokens
 
 
-@dataclass(frozen=True)
-class Limits:
-    max_body_bytes: int = 256 * 1024
-    max_tokens: int = 5000
-    timeout_s: float = 10.0
-    batch_tokens: int = 20000
-
-
-class BadRequest(Exception):
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-
-
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def error(status: int, message: str, retry_after: int | None = None) -> JSONResponse:
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 def sentence_json(sent, tasks: tuple[str, ...]) -> dict:
@@ -96,81 +92,75 @@ def render(docs: list[Document], tasks: tuple[str, ...], fmt: str) -> dict:
     return {"format": fmt, "output": "".join(format_document(d, fmt, opts) for d in docs)}
 
 
+def body_bytes(docs: list[Document], tasks: tuple[str, ...], fmt: str) -> bytes:
+    """`render` serialised as Starlette's JSONResponse does (run off the event loop)."""
+    return json.dumps(render(docs, tasks, fmt), ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":")).encode("utf-8")
+
+
+def documents(tagger: Tagger, source: Source, max_tokens: int) -> list[Document]:
+    """The untagged documents (one per sentence given as tokens, whose offsets index its
+    words joined by spaces); a 413 past `max_tokens` (run off the event loop)."""
+    if isinstance(source, str):
+        docs = [tagger.document(source)]
+    else:
+        docs = []
+        for k, s in enumerate(source):
+            try:
+                docs += [tagger.document(s)] if s else []
+            except ValueError as e:   # one token per word (senna.text.tokenize.pretokenized_tokens)
+                raise BadRequest(422, f"{TOKENS_ACCEPTED}; sentence {k + 1}: {e}") from None
+    n = sum(len(s.words) for d in docs for s in d.sentences)
+    if n > max_tokens:
+        raise BadRequest(413, f"{n} tokens; the limit is {max_tokens} per request")
+    return docs
+
+
 class Service:
-    """Loaded models, one tagging thread, and the batching queue in front of it."""
+    """Loaded models, the tagging threads, the pool that tokenises and renders, and the
+    slots of the requests in progress."""
 
     def __init__(self, tagger: Tagger, limits: Limits):
         self.base = tagger
         self.limits = limits
-        self.taggers: dict[tuple[str, ...], Tagger] = {tagger.tasks: tagger}
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="senna-tag")
-        self.queue: asyncio.Queue | None = None
-        self.worker: asyncio.Task | None = None
-        self.tagged = {"requests": 0, "batches": 0}   # shown by /health
-
-    def tagger(self, tasks: tuple[str, ...]) -> Tagger:
-        """A tagger for a subset of the served tasks, sharing the loaded models."""
-        if tasks not in self.taggers:
-            pipe = Pipeline(self.base.pipeline.root, tasks, models=self.base.pipeline.models)
-            pipe.models = {t: pipe.models[t] for t in pipe.order}   # only those it runs
-            self.taggers[tasks] = Tagger(pipe)
-        return self.taggers[tasks]
+        self.tagging = Tagging(tagger, limits)
+        self.pool = ThreadPoolExecutor(POOL_THREADS, thread_name_prefix="senna-serve")
+        self.slots = asyncio.Semaphore(limits.max_pending)
+        self.pending = 0   # requests holding a slot (shown by /health)
 
     async def start(self) -> None:
-        self.queue = asyncio.Queue()
-        self.worker = asyncio.create_task(self._run())
+        self.tagging.start()
 
     async def stop(self) -> None:
-        if self.worker:
-            self.worker.cancel()
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.tagging.stop()
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
-    async def tag(self, docs: list[Document], tasks: tuple[str, ...]) -> list[Document]:
-        fut = asyncio.get_running_loop().create_future()
-        await self.queue.put((tasks, docs, fut))
-        return await fut
+    async def off_loop(self, fn: Callable, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
-    async def _run(self) -> None:
-        """Take the first waiting request and every other one with the same tasks (up to
-        `batch_tokens`), tag them in one call on the tagging thread, hand out results."""
-        loop = asyncio.get_running_loop()
-        held: list = []
-        while True:
-            first = held.pop(0) if held else await self.queue.get()
-            batch, size = [first], ntokens(first[1])
-            while not self.queue.empty():
-                held.append(self.queue.get_nowait())
-            keep = []
-            for item in held:
-                if item[0] == first[0] and size + ntokens(item[1]) <= self.limits.batch_tokens:
-                    batch.append(item)
-                    size += ntokens(item[1])
-                else:
-                    keep.append(item)
-            held = keep
-            batch = [item for item in batch if not item[2].done()]   # timed out meanwhile
-            if not batch:
-                continue
-            tagger = self.tagger(first[0])
-            try:
-                docs = await loop.run_in_executor(
-                    self.executor, tagger.tag_documents, [d for item in batch for d in item[1]])
-            except Exception as e:   # noqa: BLE001 - handed to each waiting request
-                for item in batch:
-                    if not item[2].done():
-                        item[2].set_exception(e)
-                continue
-            self.tagged["requests"] += len(batch)
-            self.tagged["batches"] += 1
-            tagged = iter(docs)
-            for item in batch:
-                mine = [next(tagged) for _ in item[1]]
-                if not item[2].done():
-                    item[2].set_result(mine)
+    @asynccontextmanager
+    async def admitted(self, deadline: float) -> AsyncIterator[None]:
+        """A slot for one request: waits up to `busy_wait_s` (or the deadline), then a 503."""
+        wait = min(self.limits.busy_wait_s, deadline - time.monotonic())
+        try:
+            await asyncio.wait_for(self.slots.acquire(), max(wait, 0))
+        except TimeoutError:
+            raise BadRequest(503, f"busy: {self.limits.max_pending} requests in progress; "
+                                  "try again shortly", retry_after=1) from None
+        self.pending += 1
+        try:
+            yield
+        finally:
+            self.pending -= 1
+            self.slots.release()
 
-
-def ntokens(docs: list[Document]) -> int:
-    return sum(len(view.words(s)) for d in docs for s in d.sentences)
+    async def respond(self, source: Source, tasks: tuple[str, ...], fmt: str,
+                      deadline: float) -> bytes:
+        """Tokenise, tag, render: the response body."""
+        docs = await self.off_loop(documents, self.base, source, self.limits.max_tokens)
+        future = asyncio.get_running_loop().create_future()
+        self.tagging.submit(Job(tasks, docs, deadline, future))
+        return await self.off_loop(body_bytes, await future, tasks, fmt)
 
 
 async def read_json(request: Request, limits: Limits, deadline: float) -> dict:
@@ -179,37 +169,38 @@ async def read_json(request: Request, limits: Limits, deadline: float) -> dict:
     if declared and declared.isdigit() and int(declared) > limits.max_body_bytes:
         raise BadRequest(413, f"body over {limits.max_body_bytes} bytes")
     body = bytearray()
-    stream = request.stream().__aiter__()
-    while True:
-        try:
-            chunk = await asyncio.wait_for(stream.__anext__(), deadline - time.monotonic())
-        except StopAsyncIteration:
-            break
-        except TimeoutError:
-            raise BadRequest(408, f"body not received within {limits.timeout_s:g} s") from None
-        body += chunk
-        if len(body) > limits.max_body_bytes:
-            raise BadRequest(413, f"body over {limits.max_body_bytes} bytes")
+    try:
+        loop = asyncio.get_running_loop()   # whose clock need not be time.monotonic's
+        async with asyncio.timeout_at(loop.time() + deadline - time.monotonic()):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limits.max_body_bytes:
+                    raise BadRequest(413, f"body over {limits.max_body_bytes} bytes")
+    except TimeoutError:
+        raise BadRequest(408, f"body not received within {limits.timeout_s:g} s") from None
     try:
         data = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise BadRequest(400, f"invalid JSON: {e}") from None
+    except RecursionError:   # the parser recurses once per level of nesting
+        raise BadRequest(400, "invalid JSON: nested too deeply (a request needs 3 levels)"
+                         ) from None
     if not isinstance(data, dict):
         raise BadRequest(422, "the body must be a JSON object, e.g. {\"text\": \"...\"}")
     return data
 
 
-def parse_request(data: dict, service: Service
-                  ) -> tuple[list[Document], tuple[str, ...], str]:
-    """Validate fields; the untagged documents (one per sentence given as tokens, whose
-    offsets index its words joined by spaces), tasks and format."""
+def parse_request(data: dict, served: tuple[str, ...], limits: Limits
+                  ) -> tuple[Source, tuple[str, ...], str]:
+    """Validate fields and the token limit as far as it can be checked without tokenising
+    (every whitespace-separated word is at least one token): the text or sentences of
+    tokens, tasks and format."""
     unknown = set(data) - FIELDS
     if unknown:
         raise BadRequest(422, f"unknown field(s) {sorted(unknown)}; expected {sorted(FIELDS)}")
     if ("text" in data) == ("tokens" in data):
         raise BadRequest(422, "give exactly one of 'text' (a string) or 'tokens' "
                               "(a list of strings, or a list of such lists, one per sentence)")
-    served = service.base.tasks
     tasks = data.get("tasks", list(served))
     if isinstance(tasks, str):
         tasks = tasks.split(",")
@@ -226,57 +217,53 @@ def parse_request(data: dict, service: Service
     if fmt not in FORMATS:
         raise BadRequest(422, f"'format' must be one of {', '.join(FORMATS)}")
     if "text" in data:
-        if not isinstance(data["text"], str):
+        source = data["text"]
+        if not isinstance(source, str):
             raise BadRequest(422, "'text' must be a string")
-        docs = [service.base.document(data["text"])]
+        # split stops after max_tokens words: its cost does not grow with the text
+        over = len(source.split(maxsplit=limits.max_tokens)) > limits.max_tokens
     else:
-        sents = data["tokens"]
-        if isinstance(sents, list) and all(isinstance(w, str) for w in sents):
-            sents = [sents]
-        if not isinstance(sents, list) or not all(
-                isinstance(s, list) and all(isinstance(w, str) for w in s) for s in sents):
+        source = data["tokens"]
+        if isinstance(source, list) and all(isinstance(w, str) for w in source):
+            source = [source]
+        if not isinstance(source, list) or not all(
+                isinstance(s, list) and all(isinstance(w, str) for w in s) for s in source):
             raise BadRequest(422, TOKENS_ACCEPTED)
-        docs = []
-        for k, s in enumerate(sents):
-            try:
-                docs += [service.base.document(s)] if s else []
-            except ValueError as e:   # one token per word (senna.text.tokenize.pretokenized_tokens)
-                raise BadRequest(422, f"{TOKENS_ACCEPTED}; sentence {k + 1}: {e}") from None
-    n = ntokens(docs)
-    if n > service.limits.max_tokens:
-        raise BadRequest(413, f"{n} tokens; the limit is {service.limits.max_tokens} "
-                              "per request")
-    return docs, tasks, fmt
+        over = sum(map(len, source)) > limits.max_tokens
+    if over:
+        raise BadRequest(413, f"over {limits.max_tokens} words; the limit is "
+                              f"{limits.max_tokens} tokens per request")
+    return source, tasks, fmt
 
 
-def create_app(tagger: Tagger | None = None, limits: Limits = Limits(),
+def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
                model_dir: str | None = None, tasks=ALL_TASKS) -> Starlette:
     """The ASGI app; loads the models once (or takes a loaded tagger)."""
+    limits = limits or Limits()
     service = Service(tagger or senna.load(model_dir, tasks), limits)
     service.base.pipeline.preload()   # the first request then waits no longer than others
     gc.freeze()   # the models' millions of objects: full collections need not scan them
 
-    async def tag(request: Request) -> JSONResponse:
+    async def tag(request: Request) -> Response:
         deadline = time.monotonic() + limits.timeout_s
         try:
             data = await read_json(request, limits, deadline)
-            docs, tasks, fmt = parse_request(data, service)
-            try:
-                tagged = await asyncio.wait_for(service.tag(docs, tasks),
-                                                deadline - time.monotonic())
-            except TimeoutError:
-                raise BadRequest(408, f"tagging took over {limits.timeout_s:g} s; "
-                                      "send less text per request") from None
+            source, tasks, fmt = parse_request(data, service.base.tasks, limits)
+            async with service.admitted(deadline):
+                try:
+                    body = await asyncio.wait_for(service.respond(source, tasks, fmt, deadline),
+                                                  deadline - time.monotonic())
+                except (TimeoutError, Expired):
+                    raise BadRequest(503, f"tagging took over {limits.timeout_s:g} s; "
+                                          "send less text per request") from None
         except BadRequest as e:
-            return error(e.status, str(e))
-        return JSONResponse(render(tagged, tasks, fmt))
+            return error(e.status, str(e), e.retry_after)
+        return Response(body, media_type="application/json")
 
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "tasks": list(service.base.tasks),
-                             "version": senna.__version__, "tagged": service.tagged,
-                             "limits": {"max_body_bytes": limits.max_body_bytes,
-                                        "max_tokens": limits.max_tokens,
-                                        "timeout_s": limits.timeout_s}})
+                             "version": senna.__version__, "tagged": service.tagging.stats,
+                             "pending": service.pending, "limits": limits.shown()})
 
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")

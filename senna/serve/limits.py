@@ -1,0 +1,42 @@
+"""What one request, and the server as a whole, may cost (docs/reliability.md, "Server
+limits"), and the error a request gets when it asks for more."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per request: body bytes, tokens and SRL role tags (predicates x words of their
+    sentences, which is what SRL costs and what its output holds); the time from the first
+    byte of the body to the response.  Per server: requests in progress (`max_pending`,
+    beyond it one waits up to `busy_wait_s`, then gets a 503), tokens per batch of small
+    requests, and when a request counts as large (tagged alone, pausing between the
+    cascade's stages while small ones wait).  Connections: `header_timeout_s` to send the
+    request line and headers, `keep_alive_s` idle between requests."""
+
+    max_body_bytes: int = 256 * 1024
+    max_tokens: int = 5000
+    max_roles: int = 1_000_000
+    timeout_s: float = 10.0
+    batch_tokens: int = 4000
+    small_tokens: int = 500
+    max_pending: int = 64
+    busy_wait_s: float = 1.0
+    header_timeout_s: float = 10.0
+    keep_alive_s: float = 5.0
+
+    def shown(self) -> dict:
+        """The limits as /health shows them."""
+        return asdict(self)
+
+
+class BadRequest(Exception):
+    """A request the server refuses: its HTTP status and a one-line reason; `retry_after`
+    (seconds) when the same request may succeed later."""
+
+    def __init__(self, status: int, message: str, retry_after: int | None = None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
