@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from senna.cli.args import Parser, UsageError
+from senna.cli.args import Parser, UsageError, missing_extra
 
 
 def parser() -> argparse.ArgumentParser:
@@ -39,8 +39,8 @@ def main(argv: list[str]) -> int:
 
         from senna.serve.app import Limits, create_app
     except ImportError as e:   # pragma: no cover - depends on the installation
-        raise ValueError(f"serve needs Starlette and uvicorn: pip install '.[serve]' ({e})"
-                         ) from None
+        raise missing_extra("serve needs Starlette and uvicorn", "serve", "starlette uvicorn",
+                            e) from None
     limits = Limits(a.max_body, a.max_tokens, a.timeout)
     app = create_app(limits=limits, model_dir=a.model_dir, tasks=a.tasks.split(","))
     print(f"senna serve: http://{a.host}:{a.port}/ (tasks {','.join(app.state.service.base.tasks)}"
