@@ -4,6 +4,7 @@ cluster, and a job killed mid-way and resumed.  Cluster tests skip without Dask.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import signal
@@ -25,6 +26,7 @@ from senna.integrations.corpus import (
     plan,
     prepare_output,
     read_lines,
+    run_job,
     tag_partition,
     verified,
 )
@@ -152,6 +154,37 @@ def test_job_on_a_local_cluster(tmp_path, inputs, tagger):
     again = subprocess.run(cli(*args), capture_output=True, text=True, env=ENV, timeout=300)
     n = len(plan(job))
     assert f"{n} partitions ({n} already done)" in again.stderr
+
+
+class Records(logging.Handler):
+    """Log records kept in a list."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_a_cluster_shut_down_right_after_the_job_logs_no_error(tmp_path, inputs, capsys):
+    """Progress shown, then the cluster closed at once: no scheduler task is still polling
+    for the progress bar (Dask's own bar left one that logged a CancelledError traceback)."""
+    distributed = pytest.importorskip("distributed")
+    job = make_job(inputs, TASKS, partition_bytes=200)
+    errors = Records()
+    logging.getLogger("distributed").addHandler(errors)   # Dask's loggers do not propagate
+    try:
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster, \
+                distributed.Client(cluster) as client:
+            run_job(job, tmp_path / "out", client, progress=True)
+    finally:
+        logging.getLogger("distributed").removeHandler(errors)
+    assert [r.getMessage() or repr(r.exc_info) for r in errors.records] == []
+    n = len(plan(job))
+    progress = capsys.readouterr().err      # on stderr, redrawn in place, ended by a newline
+    assert f"] {n}/{n} partitions | " in progress.split("\r")[-1] and progress.endswith("\n")
 
 
 def test_killed_job_resumes_without_loss_or_duplicates(tmp_path, inputs, tagger):
