@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import WORDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_pipeline import WORDS, build_models
 
 from senna.api import load
 from senna.decode.constraints import valid_iobes
@@ -106,8 +106,8 @@ def spans_of_brackets(column: list[str]) -> list[tuple[str, int, int]]:
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return load(build_models(tmp_path_factory.mktemp("models")), TASKS)
+def tiny(models):
+    return load(models, TASKS)
 
 
 @pytest.fixture(scope="module")
