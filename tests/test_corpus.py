@@ -319,3 +319,12 @@ def test_an_out_directory_in_use_is_a_usage_error(tmp_path, inputs, capsys):
         code, err = run_cli(capsys, inputs[0], "--out", str(out), "--tasks", ",".join(TASKS))
     assert code == 2 and "another tag-corpus job is running there" in err
     assert err.endswith("(senna tag-corpus -h for help)\n") and err.count("\n") == 1
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path, inputs, capsys):
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        code, err = run_cli(capsys, *inputs, "--out", str(tmp_path / "out"), "--quiet",
+                            "--scheduler", "tcp://127.0.0.1:1")
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith("senna: error: cannot reach the Dask scheduler at tcp://127.0.0.1:1: ")
