@@ -246,13 +246,16 @@ def test_binary_inputs_are_skipped_with_a_warning(tmp_path, inputs):
     program.write_bytes(Path(sys.executable).read_bytes()[:50000])
     latin1 = tmp_path / "latin1.txt"       # a few invalid bytes: text, tagged as it is
     latin1.write_bytes("Le café de René est à Paris .\n".encode("latin-1") * 50)
+    high = tmp_path / "high.txt"           # no NUL byte, but no UTF-8 either
+    high.write_bytes(bytes(random.Random(1).randrange(128, 256) for _ in range(20000)))
     utf16 = tmp_path / "utf16.jsonl"
     utf16.write_bytes('{"text": "A b."}\n'.encode("utf-16"))
     warned: list[str] = []
-    job = make_job([str(noise), inputs[0], str(program), str(latin1), str(utf16)], TASKS,
-                   warn=warned.append)
+    job = make_job([str(noise), inputs[0], str(program), str(latin1), str(high), str(utf16)],
+                   TASKS, warn=warned.append)
     assert [path for path, _, _ in job.inputs] == [inputs[0], str(latin1)]
-    assert [w.split(":")[0] for w in warned] == [str(noise), str(program), str(utf16)]
+    assert [w.split(":")[0] for w in warned] == [str(noise), str(program), str(high), str(utf16)]
+    assert "(over 10% invalid UTF-8 in its first 8 KiB)" in warned[2]
     assert all("skipped, a binary file" in w and "\n" not in w for w in warned)
     with pytest.raises(ValueError, match="no text input files"):
         make_job([str(noise)], TASKS, warn=warned.append)

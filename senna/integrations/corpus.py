@@ -15,7 +15,7 @@ field), and shards in name order hold the documents in input order.
 
 Input: plain text (one document per non-blank line, as the `senna` command reads it) or
 JSON lines with a text field; `.gz`, `.bz2` and `.xz` files are read compressed.  A binary
-file (a NUL byte, or mostly invalid UTF-8, in its first 8 KiB) is skipped with a warning:
+file (a NUL byte, or over 10% invalid UTF-8, in its first 8 KiB) is skipped with a warning:
 tagged, it would only fill shards with garbage.
 Output formats: `jsonl` (the `--format json` document with an `id` first), `conll` and
 `conllu` (CoNLL columns; each document starts with a `# id = ...` / `# newdoc id = ...`
@@ -149,12 +149,13 @@ def regular_file(path: str) -> os.stat_result:
 def binary_reason(block: bytes) -> str | None:
     """Why text starting with `block` is binary, or None.  A NUL byte never occurs in
     text; invalid UTF-8 does (a Latin-1 accent here and there, replaced as the tagger
-    replaces it everywhere), so only a file mostly made of it counts as binary."""
+    replaces it everywhere), so only a file made largely of it counts as binary."""
     if b"\0" in block:
         return "a NUL byte"
-    text = codecs.getincrementaldecoder("utf-8")("replace").decode(block)   # not final:
-    if text and text.count("\ufffd") > MAX_INVALID * len(text):            # a cut character
-        return "mostly invalid UTF-8"                                       # is no error
+    # an incremental decoder, not final: a character cut at the block's end is no error
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(block)
+    if text and text.count("\ufffd") > MAX_INVALID * len(text):
+        return f"over {MAX_INVALID:.0%} invalid UTF-8"
     return None
 
 
