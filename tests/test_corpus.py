@@ -331,3 +331,17 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, inputs, capsys):
                             "--scheduler", "tcp://127.0.0.1:1")
     assert code == 1 and err.count("\n") == 1, err
     assert err.startswith("senna: error: cannot reach the Dask scheduler at tcp://127.0.0.1:1: ")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tasks", "pos,parse"], "unknown task 'parse'"),
+    (["--format", "jsonl,parquet"], "output formats must be some of jsonl, conll, conllu"),
+    (["--partition-size", "0"], "partition size and batch size must be at least 1"),
+    (["--batch-size", "0"], "partition size and batch size must be at least 1"),
+    (["--workers", "0"], "--workers must be at least 1"),
+    (["--input-format", "xml"], "invalid choice: 'xml'"),
+])
+def test_bad_options_exit_2(tmp_path, inputs, capsys, args, message):
+    code, err = run_cli(capsys, *inputs, "--out", str(tmp_path / "out"), *args)
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert err.endswith("(senna tag-corpus -h for help)\n") and not (tmp_path / "out").exists()

@@ -57,23 +57,26 @@ def main(argv: list[str]) -> int:
         import distributed  # noqa: F401  (the `dask` extra)
     except ImportError as e:
         raise missing_extra("tag-corpus needs Dask", "dask", "'dask[distributed]'", e) from None
-    from senna.integrations.corpus import OutputInUse, dask_client, make_job, output_dir, tag_parts
+    from senna.integrations import corpus
 
-    job = make_job(a.inputs, a.tasks.split(","), warn=warn, formats=tuple(a.format.split(",")),
-                   input_format=a.input_format, text_field=a.text_field, id_field=a.id_field,
-                   partition_bytes=a.partition_size, model_dir=a.model_dir,
-                   batch_size=a.batch_size)
+    try:
+        job = corpus.make_job(
+            a.inputs, a.tasks.split(","), warn=warn, formats=tuple(a.format.split(",")),
+            input_format=a.input_format, text_field=a.text_field, id_field=a.id_field,
+            partition_bytes=a.partition_size, model_dir=a.model_dir, batch_size=a.batch_size)
+    except corpus.BadOption as e:
+        raise UsageError(str(e), "senna tag-corpus") from None
     with ExitStack() as stack:
         try:   # before the cluster starts: a wrong --out is reported at once
-            out = stack.enter_context(output_dir(a.out, job))
-        except OutputInUse as e:   # --out names a directory this job cannot use
+            out = stack.enter_context(corpus.output_dir(a.out, job))
+        except corpus.OutputInUse as e:   # --out names a directory this job cannot use
             raise UsageError(str(e), "senna tag-corpus") from None
-        client = stack.enter_context(dask_client(a.scheduler, a.workers))
+        client = stack.enter_context(corpus.dask_client(a.scheduler, a.workers))
         n = len(client.scheduler_info()["workers"])
         if not a.quiet:
             print(f"senna tag-corpus: {n} worker(s) at {client.scheduler.address}",
                   file=sys.stderr)
-        total = tag_parts(job, out, client, progress=not a.quiet)
+        total = corpus.tag_parts(job, out, client, progress=not a.quiet)
     if not a.quiet:
         rate = total.tagged_tokens / total.seconds if total.seconds else 0.0
         print(f"senna tag-corpus: {total.parts} partitions ({total.skipped} already done), "

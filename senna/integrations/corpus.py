@@ -39,7 +39,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from senna.io.output import OutputOptions, format_document
@@ -56,6 +56,10 @@ INPUT_FORMATS = ("auto", "text", "jsonl")
 PLUGIN = "senna-tagger"
 SNIFF_BYTES = 8192       # how much of each input decides whether it is text
 MAX_INVALID = 0.1        # share of undecodable characters above which an input is binary
+
+
+class BadOption(ValueError):
+    """A job option that cannot be (an unknown task or format, a size below 1)."""
 
 
 class OutputInUse(ValueError):
@@ -175,12 +179,30 @@ def _warn(message: str) -> None:
     warnings.warn(message, stacklevel=3)
 
 
-def make_job(inputs: Sequence[str], tasks: Sequence[str],
-             warn: Callable[[str], None] = _warn, **options) -> Job:
-    """A job over existing input files; ValueError for a missing or unreadable one.
-    Binary inputs are left out, each with a `warn` call naming it."""
+def job_options(tasks: Sequence[str], **options) -> Job:
+    """A job without inputs, its options checked: BadOption for one that cannot be."""
     from senna.runtime.pipeline import normalize_tasks
 
+    try:
+        job = Job((), normalize_tasks(tasks), **options)
+    except ValueError as e:   # an unknown task
+        raise BadOption(str(e)) from None
+    bad = [f for f in job.formats if f not in FORMATS]
+    if bad or not job.formats:
+        raise BadOption(f"output formats must be some of {', '.join(FORMATS)}, got {bad}")
+    if job.input_format not in INPUT_FORMATS:
+        raise BadOption(f"input format must be one of {INPUT_FORMATS}")
+    if job.partition_bytes < 1 or job.batch_size < 1:
+        raise BadOption("partition size and batch size must be at least 1")
+    return job
+
+
+def make_job(inputs: Sequence[str], tasks: Sequence[str],
+             warn: Callable[[str], None] = _warn, **options) -> Job:
+    """A job over existing input files: BadOption for an option that cannot be (checked
+    first), ValueError for a missing or unreadable input.  Binary inputs are left out,
+    each with a `warn` call naming it."""
+    job = job_options(tasks, **options)
     if not inputs:
         raise ValueError("no input files")
     found = []
@@ -194,15 +216,7 @@ def make_job(inputs: Sequence[str], tasks: Sequence[str],
         found.append((str(path), st.st_size, st.st_mtime_ns))
     if not found:
         raise ValueError("no text input files (every input was skipped)")
-    job = Job(tuple(found), normalize_tasks(tasks), **options)
-    bad = [f for f in job.formats if f not in FORMATS]
-    if bad or not job.formats:
-        raise ValueError(f"output formats must be some of {', '.join(FORMATS)}, got {bad}")
-    if job.input_format not in INPUT_FORMATS:
-        raise ValueError(f"input format must be one of {INPUT_FORMATS}")
-    if job.partition_bytes < 1 or job.batch_size < 1:
-        raise ValueError("partition size and batch size must be at least 1")
-    return job
+    return replace(job, inputs=tuple(found))
 
 
 def plan(job: Job) -> list[Part]:
