@@ -24,8 +24,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from speed import SOURCES, THREAD_VARS, read_sentences
 from tqdm import tqdm
+
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+from bench.speed import SOURCES, THREAD_VARS, read_sentences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -20,10 +20,9 @@ import shlex
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import recipe_runs_parser, run_all  # noqa: E402
-from table9 import state  # noqa: E402
-
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+from bench.common import recipe_runs_parser, run_all, state  # noqa: E402
 from senna.datasets import recorded_dev_set  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.predict import predict_gold_inputs  # noqa: E402

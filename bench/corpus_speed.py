@@ -59,16 +59,15 @@ def single(path: Path, tasks: list[str]) -> int:
 
 
 def dask_job(path: Path, tasks: list[str], workers: int, parts: int) -> int:
-    from senna.integrations.corpus import local_client, make_job, run_job
+    from senna.integrations.corpus import dask_client, make_job, run_job
 
     out = Path(tempfile.mkdtemp(prefix="senna-bench-"))
     try:
         size = path.stat().st_size
         job = make_job([str(path)], tasks, formats=("jsonl",),
                        partition_bytes=max(1, size // parts))
-        with local_client(workers) as client:
+        with dask_client(workers=workers) as client:
             total = run_job(job, out, client, progress=False)
-            client.cluster.close()
         return total.tokens
     finally:
         shutil.rmtree(out)

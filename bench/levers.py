@@ -35,8 +35,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import recipe_runs_parser, run_all  # noqa: E402
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+from bench.common import recipe_runs_parser, run_all  # noqa: E402
 
 TASKS = ("pos", "ner", "chunk")
 SILVER_OPTIONS = "<the task's silver options>"   # placeholder in LEVERS, replaced by SILVER's

@@ -25,9 +25,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from levers import speed  # noqa: E402
-from table4 import cell, command, minutes, result, run_all  # noqa: E402
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+from bench.common import cell, command, minutes, result, run_all  # noqa: E402
+from bench.levers import speed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = "5k:5M,10k:10M,30k:15M,50k:15M,100k:25M,130k:30M"

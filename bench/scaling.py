@@ -33,8 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from speed import ROOT, SOURCES, THREAD_VARS, read_sentences, run_once, senna_command  # noqa: E402
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+from bench.speed import ROOT, SOURCES, THREAD_VARS, read_sentences, run_once, senna_command  # noqa: E402
 
 WORKER = """
 import sys, time

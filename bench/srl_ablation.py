@@ -18,9 +18,9 @@ import shlex
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import recipe_runs_parser, run_all  # noqa: E402
-from table9 import best, minutes, state  # noqa: E402
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+from bench.common import best, recipe_runs_parser, run_all, run_minutes, state  # noqa: E402
 
 PARTNERS = ("pos", "chunk", "ner", "lm", "synonyms")
 
@@ -55,7 +55,7 @@ def table(out: Path, cmds: dict[str, list[str]]) -> str:
     lines = ["| SRL trained with | dev F1 (best epoch) | minutes |", "|---|---|---|"]
     for name in cmds:
         lines.append(f"| {name} | {best(out, directory(name), 'srl')} "
-                     f"| {minutes(out, directory(name))} |")
+                     f"| {run_minutes(out, directory(name))} |")
     lines += ["", "Commands (one per row):", ""]
     lines += [f"    {shlex.join(c)}" for c in cmds.values()]
     return "\n".join(lines)

@@ -16,27 +16,14 @@ is not trained again, an interrupted one resumes from its checkpoint.
 
 from __future__ import annotations
 
-import argparse
-import json
 import shlex
-import subprocess
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from senna.tasks import TASKS
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+from bench.common import DEV_NAMES, cell, command, minutes, parser, result, run_all  # noqa: E402
 
-
-def _options(settings: dict) -> list[str]:
-    return [x for k, v in settings.items() for x in (f"--{k.replace('_', '-')}", str(v))]
-
-
-# task -> (train file, dev file or None for "last 10% of train", extra options): the table's
-DATA = {t.name: (*t.data, _options(t.extra)) for t in TASKS.values()}
-DEV_NAMES = {"pos": "EWT dev (acc.)", "chunk": "CoNLL-2000 train, last 10% (F1)",
-             "ner": "CoNLL-2003 eng.testa (F1)", "pt0": "EWT dev (F1)",
-             "srl": "EWT verbs-args dev (F1)"}
 PAPER = {"pos": ("96.31", "96.37"), "chunk": ("89.13", "90.33"), "ner": ("79.53", "81.47"),
          "pt0": ("", ""), "srl": ("55.40", "70.99")}
 
@@ -53,57 +40,6 @@ def runs(epochs: int, srl_epochs: int) -> list[tuple[str, str, str, list[str]]]:
     return out
 
 
-def command(data: Path, out: Path, name: str, task: str, crit: str, extra: list[str]) -> list[str]:
-    train, dev, opts = DATA[task]
-    cmd = ["senna", "train", "--task", task, "--criterion", crit,
-           "--train", str(data / train), "--out", str(out / name), "--threads", "1"]
-    if dev:
-        cmd += ["--dev", str(data / dev)]
-    return cmd + opts + extra
-
-
-def run_one(cmd: list[str], log: Path) -> float:
-    t0 = time.time()
-    with open(log, "w") as f:
-        subprocess.run([sys.executable, "-m", "senna.cli.main", *cmd[1:]], stdout=f,
-                       stderr=subprocess.STDOUT, check=False)
-    return time.time() - t0
-
-
-def run_all(cmds: dict[str, list[str]], names: list[str], jobs: int, out: Path) -> None:
-    """Run the named commands, `jobs` at a time, each logging to out/<name>.log."""
-    with ThreadPoolExecutor(jobs) as pool:
-        walls = pool.map(lambda n: run_one(cmds[n], out / f"{n}.log"), names)
-        for name, secs in zip(names, walls, strict=True):
-            print(f"{name}: {secs / 60:.1f} min wall", file=sys.stderr)
-
-
-def result(out: Path, name: str, finished: bool = True) -> dict | None:
-    """A finished run's record, or (finished=False) the last checkpoint of one in progress."""
-    path = out / name / "history.json"
-    partial = not path.exists()
-    if partial:
-        path = out / name / "checkpoint" / "state.json"
-        if finished or not path.exists():
-            return None
-    state = json.loads(path.read_text())
-    best = next(h for h in state["history"] if h["epoch"] == state["best_epoch"])
-    return {"score": state["best"], "epoch": state["best_epoch"], "to_best": best["seconds"],
-            "total": state["seconds"], "epochs": state["epoch"], "partial": partial}
-
-
-def cell(r: dict | None) -> str:
-    if r is None:
-        return "—"
-    return f"{r['score']:.2f}" + (f" (unfinished: {r['epochs']} epochs)" if r["partial"] else "")
-
-
-def minutes(r: dict | None) -> str:
-    if r is None:
-        return "—"
-    return f"{r['to_best'] / 60:.1f} (ep {r['epoch']}) / {r['total'] / 60:.1f}"
-
-
 def table(out: Path, cmds: dict[str, list[str]]) -> str:
     lines = ["| task (dev set) | NN+WLL | NN+SLL | paper WLL / SLL (test) "
              "| minutes to best WLL (epoch) / total | minutes SLL |",
@@ -118,29 +54,6 @@ def table(out: Path, cmds: dict[str, list[str]]) -> str:
     lines += ["", "Commands (one per cell):", ""]
     lines += [f"    {shlex.join(c)}" for c in cmds.values()]
     return "\n".join(lines)
-
-
-def parser(doc: str, out: str) -> argparse.ArgumentParser:
-    """The options every table bench shares."""
-    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    p.add_argument("--data", default=str(Path(__file__).resolve().parents[1] / "../shared/data"))
-    p.add_argument("--out", default=out)
-    p.add_argument("--jobs", type=int, default=2, help="runs in parallel (one core each)")
-    p.add_argument("--epochs", type=int, default=40)
-    p.add_argument("--srl-epochs", type=int, default=10)
-    p.add_argument("--only", help="comma-separated run names (e.g. pos-wll,ner-sll)")
-    p.add_argument("--table-only", action="store_true", help="print the table of finished runs")
-    return p
-
-
-def recipe_runs_parser(doc: str, out: str) -> argparse.ArgumentParser:
-    """The options of the benches whose runs are the recipes plus some options."""
-    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    p.add_argument("--out", default=out)
-    p.add_argument("--recipes", default="recipes")
-    p.add_argument("--jobs", type=int, default=2, help="runs in parallel (one core each)")
-    p.add_argument("--table-only", action="store_true", help="print the table of finished runs")
-    return p
 
 
 def main() -> int:

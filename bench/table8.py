@@ -17,8 +17,9 @@ import shlex
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import DEV_NAMES, cell, command, minutes, parser, result, run_all  # noqa: E402
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+from bench.common import DEV_NAMES, cell, command, minutes, parser, result, run_all  # noqa: E402
 
 PAPER_GAIN = {"pos": "+0.5", "chunk": "+2.5", "ner": "+5", "pt0": "—", "srl": "+2"}
 ORDER = ("srl-sll", "pos-sll", "chunk-sll", "ner-sll", "pt0-sll", "pos-wll", "chunk-wll",

@@ -14,13 +14,13 @@ input column, CHUNK uses words and caps only (its recipe), NER its gazetteer.
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from table4 import recipe_runs_parser, run_all  # noqa: E402
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+from bench.common import best, recipe_runs_parser, run_all, run_minutes, state  # noqa: E402
 
 TASKS = ("pos", "chunk", "ner", "pt0")
 JOINT = {  # name -> (share_l1, sampling, column title)
@@ -40,34 +40,6 @@ def commands(out: Path, recipes: Path, epochs: int) -> dict[str, list[str]]:
     return cmds
 
 
-def state(out: Path, name: str) -> dict | None:
-    """A run's final record, else its last checkpoint, else None."""
-    for path in (out / name / "history.json", out / name / "checkpoint" / "state.json"):
-        if path.exists():
-            return {**json.loads(path.read_text()), "finished": path.name == "history.json"}
-    return None
-
-
-def best(out: Path, name: str, task: str) -> str:
-    s = state(out, name)
-    if s is None:
-        return "—"
-    if isinstance(s["best"], dict):  # a joint run: per task
-        b = s["best"].get(task)
-        score, epoch = (b["score"], b["epoch"]) if b else (None, None)
-    else:
-        score, epoch = s["best"], s.get("best_epoch")
-    if score is None:
-        return "—"
-    note = "" if s["finished"] else f", unfinished at {s['epoch']}"
-    return f"{score:.2f} (ep {epoch}{note})"
-
-
-def minutes(out: Path, name: str) -> str:
-    s = state(out, name)
-    return "—" if s is None else f"{s['seconds'] / 60:.1f}"
-
-
 def table(out: Path, cmds: dict[str, list[str]]) -> str:
     lines = ["| task (dev) | alone | " + " | ".join(t for _, _, t in JOINT.values()) + " |",
              "|---|---|" + "---|" * len(JOINT)]
@@ -77,7 +49,7 @@ def table(out: Path, cmds: dict[str, list[str]]) -> str:
     alone = sum(float(state(out, f"{t}-alone")["seconds"]) for t in TASKS
                 if state(out, f"{t}-alone")) / 60
     lines.append(f"| minutes (training, all tasks) | {alone:.1f} | "
-                 + " | ".join(minutes(out, n) for n in JOINT) + " |")
+                 + " | ".join(run_minutes(out, n) for n in JOINT) + " |")
     lines += ["", "Commands (one per run):", ""]
     lines += [f"    {shlex.join(c)}" for c in cmds.values()]
     return "\n".join(lines)

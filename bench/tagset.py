@@ -24,8 +24,10 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 from senna.io.conll import read_conll2000  # noqa: E402
 from senna.runtime.pipeline import Pipeline  # noqa: E402
 from senna.tagset import EWT_TAGS, WSJ_TAGS, to_wsj  # noqa: E402

@@ -17,11 +17,13 @@ Usage: python bench/tokenizers.py [DATA_DIR]   (default: ../shared/data from the
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path: this checkout's senna)
 
 Span = tuple[int, int]
 Splitter = Callable[[str], list[list[Span]]]
@@ -224,7 +226,6 @@ def main(argv: list[str] | None = None) -> int:
           f"({unaligned} unaligned and skipped)\n")
     print("| candidate | token P | token R | token F1 | sentence-boundary F1 | tokens/s |")
     print("|---|---|---|---|---|---|")
-    sys.path.insert(0, str(REPO))
     for name, fn in CANDIDATES.items():
         try:
             r = score(fn, docs, args.repeats)

@@ -1,10 +1,28 @@
-"""Paths every test file shares: the repository, the test fixtures, the shipped models and
-the shared data (`SENNA_DATA` overrides ../shared/data; tests that need it skip without it)."""
+"""What several test files share: paths (the repository, the test fixtures, the shipped
+models, the shared data), tiny random models built without torch (`build_models`, the
+session's `models` fixture), and the rule for tests that need something absent.
+
+Tests that need the shared data (`../shared/data`, or `SENNA_DATA`) or the shipped models
+take the `data_dir` fixture or call `require`: where it is missing they skip, except when
+the environment variable CI is set (CI systems set CI=true: GitHub Actions, GitLab CI,
+and most others), where they fail, so that a CI run cannot pass without running them.
+CI=0, CI=false or an empty CI count as unset.
+"""
+
+from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from senna.features import FeatureSpec, Featurizer
+from senna.io.checkpoint import SavedModel, save_model
+from senna.nn.config import NetConfig
+from senna.runtime import kernels
+from senna.text.normalize import CAPS_TAGS
+from senna.vocab import TagSet, Vocab
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "tests" / "fixtures"
@@ -12,9 +30,113 @@ MODELS = ROOT / "senna" / "models"
 DATA = Path(os.environ.get("SENNA_DATA", ROOT.parent / "shared" / "data"))
 
 
+def in_ci() -> bool:
+    """Whether this run is a CI run (the CI environment variable, as CI systems set it)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def require(path: Path, what: str) -> Path:
+    """`path` if it exists; else a skip saying `what` is missing, or under CI a failure
+    (a CI run must not pass by skipping what it cannot find)."""
+    if path.exists():
+        return path
+    message = f"{what} not found at {path}"
+    if in_ci():
+        pytest.fail(f"{message}, and CI is set: this test must run in CI (put the data "
+                    "there or set SENNA_DATA)", pytrace=False)
+    pytest.skip(message)
+
+
+def shipped(task: str) -> Path:
+    """The shipped model of `task`; a skip without it (a failure under CI)."""
+    return require(MODELS / task / "config.json", f"the shipped {task} model").parent
+
+
 @pytest.fixture
 def data_dir() -> Path:
-    """The shared data directory, or a skip when this checkout has none beside it."""
-    if not DATA.exists():
-        pytest.skip(f"no data at {DATA} (set SENNA_DATA)")
-    return DATA
+    """The shared data directory; a skip without it (a failure under CI)."""
+    return require(DATA, "the shared data (SENNA_DATA)")
+
+
+# Tiny random models: vocabularies and tag sets small enough to build in milliseconds.
+WORDS = "the a cat dog sat runs on in mat john new york . , and is".split()
+POS = ["DT", "NN", "NNP", "IN", "VB", "VBD", "VBZ", ".", ","]
+CHUNK = ["O"] + [f"{p}-{c}" for c in ("NP", "VP", "PP") for p in "BIES"]
+NER = ["O"] + [f"{p}-{c}" for c in ("PER", "LOC") for p in "BIES"]
+SRL = ["O"] + [f"{p}-{c}" for c in ("V", "A0", "A1") for p in "BIES"]
+SENTS = [["The", "cat", "sat", "on", "the", "mat", "."],
+         ["John", "runs", "in", "New", "York", "."],
+         ["a"], ["dog", "is", "in", "a", "new", "mat", ",", "and", "runs", "."]]
+
+
+def _vocab(spec: FeatureSpec, columns: dict[str, list[str]]) -> Vocab:
+    if spec.kind == "pred_distance":
+        return Vocab([str(d) for d in range(-int(spec.arg), int(spec.arg) + 1)])
+    if spec.kind == "word":
+        return Vocab(WORDS)
+    if spec.kind == "caps":
+        return Vocab(CAPS_TAGS[1:])
+    return Vocab(columns[spec.arg])
+
+
+def tiny_model(task: str, tags: list[str], columns: tuple[str, ...] = (),
+               approach: str = "window", seed: int = 0, predicate_window: int = 0
+               ) -> SavedModel:
+    """Random float32 weights named and shaped as senna.nn.networks would save them."""
+    specs = [FeatureSpec("word", "word", 4), FeatureSpec("caps", "caps", 2)]
+    specs += [FeatureSpec(c, "column", 2, c) if c != "pred_distance"
+              else FeatureSpec(c, c, 2, "3") for c in columns]
+    vocabs = {s.name: _vocab(s, {"pos": POS, "pt0": CHUNK}) for s in specs}
+    cfg = NetConfig(approach, "sll", [len(vocabs[s.name]) for s in specs], [s.dim for s in specs],
+                    len(tags), window=3, hidden=6, conv=5 if approach == "sentence" else 0,
+                    dist_dim=2, max_dist=4, predicate_window=predicate_window)
+    rng = np.random.default_rng(seed)
+    shapes = {f"emb.tables.{j}.weight": (len(vocabs[s.name]), s.dim) for j, s in enumerate(specs)}
+    shapes |= {"l2.weight": (len(tags), 6), "l2.bias": (len(tags),), "l1.bias": (6,),
+               "transitions": (len(tags), len(tags)), "start": (len(tags),)}
+    if approach == "window":
+        shapes["l1.weight"] = (6, 3 * cfg.input_dim)
+    else:
+        shapes |= {"l1.weight": (6, 5), "conv.weight": (5, cfg.input_dim + 4, 3),
+                   "conv.bias": (5,), "dist_word.weight": (9, 2), "dist_pred.weight": (9, 2)}
+        if predicate_window:
+            shapes["pred.weight"] = (6, predicate_window * cfg.input_dim)
+    weights = {k: rng.normal(size=v).astype(np.float32) for k, v in shapes.items()}
+    scheme = "tags" if task == "pos" else "iobes"
+    return SavedModel(task, cfg, Featurizer(specs, vocabs), TagSet(tags), weights,
+                      {"scheme": scheme})
+
+
+def build_models(root: Path) -> Path:
+    """pos/ chunk/ ner/ pt0/ srl/ under `root`, wired like SENNA's 'senna' presets."""
+    save_model(root / "pos", tiny_model("pos", POS, seed=1))
+    save_model(root / "chunk", tiny_model("chunk", CHUNK, ("pos",), seed=2))
+    save_model(root / "ner", tiny_model("ner", NER, seed=3))
+    save_model(root / "pt0", tiny_model("pt0", CHUNK, ("pos",), seed=4))
+    save_model(root / "srl", tiny_model("srl", SRL, ("pt0",), "sentence", seed=5))
+    return root
+
+
+@pytest.fixture(scope="session")
+def models(tmp_path_factory) -> Path:
+    """build_models' directory, built once per session: tests read it, and copy it
+    (shutil.copytree) before changing anything in it."""
+    return build_models(tmp_path_factory.mktemp("models"))
+
+
+def dense_sentence_emissions(model, ids, preds):
+    """Oracle for the sentence network: the max over every position t, distances clipped
+    one by one."""
+    cfg, w = model.cfg, model.w
+    w_x, g_w, g_p = kernels.sentence_tables(w, cfg)
+    reach = cfg.max_dist + cfg.window // 2
+    a = kernels.window_inputs(ids, [len(ids)], w, cfg) @ w_x.T + w["conv.bias"]
+    t = len(ids)
+    out = []
+    for p in preds:
+        h = np.stack([np.max([a[j] + g_p[np.clip(j - p, -reach, reach) + reach]
+                              + g_w[np.clip(j - i, -reach, reach) + reach]
+                              for j in range(t)], axis=0) for i in range(t)])
+        hid = np.clip(h @ w["l1.weight"].T + w["l1.bias"], -1, 1)
+        out.append(hid @ w["l2.weight"].T + w["l2.bias"])
+    return np.stack(out)

@@ -6,7 +6,7 @@ SRL_EXACT words, which no dev sentence reaches)."""
 
 import numpy as np
 import pytest
-from conftest import MODELS
+from conftest import shipped
 
 torch = pytest.importorskip("torch")
 
@@ -26,9 +26,7 @@ def dev_slice(sentences: list, n: int = 100) -> list:
 @pytest.mark.regression
 @pytest.mark.parametrize("task", ["pos", "chunk", "ner", "pt0", "srl"])
 def test_runtime_scores_match_training_on_dev(task, data_dir):
-    path = MODELS / task
-    if not (path / "config.json").exists():
-        pytest.skip(f"no shipped {task} model")
+    path = shipped(task)
     spec, dev = recorded_dev_set(path, data_dir)
     dev = dev_slice(dev)
     saved = load_model(path)
@@ -64,9 +62,7 @@ def test_long_lines_decode_in_pieces_as_whole(task, data_dir):
     over so many words)."""
     from senna.decode.viterbi import Decoder
 
-    path = MODELS / task
-    if not (path / "config.json").exists():
-        pytest.skip(f"no shipped {task} model")
+    path = shipped(task)
     _, dev = recorded_dev_set(path, data_dir)
     model = TaskModel.load(path)
     words = [w for s in dev for w in s.words]

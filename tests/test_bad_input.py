@@ -14,10 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, WORDS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_pipeline import WORDS, build_models
 
 from senna.api import load
 from senna.cli import tag as cli
@@ -27,11 +26,6 @@ from senna.text.invisible import INVISIBLE, visible
 from senna.text.tokenize import USRTOKEN_SEPARATORS
 
 ALL = ("pos", "chunk", "ner", "pt0", "srl")
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory) -> Path:
-    return build_models(tmp_path_factory.mktemp("models"))
 
 
 @pytest.fixture(scope="module")

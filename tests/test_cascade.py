@@ -5,7 +5,7 @@ folds, and a jackknife run on a tiny fixture (fold k's model never sees fold k).
 from pathlib import Path
 
 import pytest
-from conftest import FIX
+from conftest import FIX, MODELS, ROOT, shipped
 
 from senna.train.cascade import folds, parse_spec
 from senna.train.config import TrainConfig
@@ -36,12 +36,10 @@ def test_bad_cascade_settings_are_named(settings, message):
 
 
 def test_a_column_is_predicted_by_its_own_task_only():
-    from conftest import MODELS
-
     from senna.runtime.model import TaskModel
     from senna.train.cascade import tag_column
-    if not (MODELS / "ner" / "config.json").exists():
-        pytest.skip("no shipped NER model")
+
+    shipped("ner")
     with pytest.raises(ValueError, match="the pos column needs a pos model, got a ner model"):
         tag_column(TaskModel.load(MODELS / "ner"), [], "pos")
     with pytest.raises(ValueError, match="unknown task"):
@@ -169,16 +167,14 @@ def test_a_column_without_gold_is_predicted_in_training_and_by_the_pipeline(tmp_
     """SRL reading CHUNK tags, which EWT lacks: training tags its sentences with the CHUNK
     model, and the pipeline runs that model before SRL, giving the same tags."""
     pytest.importorskip("torch")
-    from conftest import MODELS
-
     from senna.datasets import recorded_dev_set
     from senna.runtime.model import TaskModel
     from senna.runtime.pipeline import Pipeline
     from senna.runtime.predict import predict_gold_inputs
     from senna.train.loop import train
 
-    if not (MODELS / "chunk" / "config.json").exists():
-        pytest.skip("no shipped CHUNK model")
+    for task in ("pos", "chunk", "pt0"):
+        shipped(task)
     pt0 = str(FIX / "ewt_sample.pt0")
     data = FIX / "ewt_sample.verbs-args.conll"
     cfg = TrainConfig(task="srl", train=str(data), dev=str(data), features="pos-pt0+chunk",
@@ -208,13 +204,11 @@ def test_a_column_without_gold_is_predicted_in_training_and_by_the_pipeline(tmp_
 def test_a_model_trained_on_other_text_needs_no_folds(data_dir, monkeypatch):
     """The WSJ CHUNK tagger never saw EWT sentences, the EWT POS tagger did: only the
     second calls for a jackknife."""
-    from conftest import MODELS, ROOT
-
     from senna.io.conll import read_dataset
     from senna.train.cascade import trained_on
 
-    if not (MODELS / "chunk" / "config.json").exists():
-        pytest.skip("no shipped models")
+    for task in ("chunk", "pos"):
+        shipped(task)
     monkeypatch.chdir(ROOT)   # the models record their data as ../shared/data/...
     ewt = read_dataset(data_dir / "ewt" / "ewt.train.pt0", "pt0")[:200]
     assert not trained_on(str(MODELS / "chunk"), ewt)

@@ -12,17 +12,11 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from test_pipeline import build_models
 
 from senna.cli import tag as cli
 from senna.tags import convert, tags_to_brackets
 
 TEXT = "The cat sat on the mat. John runs in New York.\nA dog is in a new mat, and runs.\n"
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory) -> Path:
-    return build_models(tmp_path_factory.mktemp("models"))
 
 
 def tag(models: Path, *args: str, text: str = TEXT) -> str:

@@ -97,7 +97,7 @@ def test_without_constraints_word_level_is_argmax():
 def test_criterion_comes_from_the_config():
     """A word-level (wll) model decodes without transition scores even if its file has
     some; a sentence-level (sll) one without them is an error, not a silent argmax."""
-    from test_pipeline import NER, tiny_model
+    from conftest import NER, tiny_model
 
     from senna.io.checkpoint import ModelError
     from senna.runtime.model import TaskModel

@@ -4,7 +4,9 @@ cluster, and a job killed mid-way and resumed.  Cluster tests skip without Dask.
 from __future__ import annotations
 
 import json
+import logging
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -17,10 +19,14 @@ from conftest import ROOT
 import senna
 from senna.integrations.corpus import (
     documents,
+    exclusive,
     format_shard,
     make_job,
+    output_dir,
     plan,
+    prepare_output,
     read_lines,
+    run_job,
     tag_partition,
     verified,
 )
@@ -139,6 +145,7 @@ def test_job_on_a_local_cluster(tmp_path, inputs, tagger):
             "--partition-size", "200", "--format", "jsonl,conll,conllu"]
     run = subprocess.run(cli(*args), capture_output=True, text=True, env=ENV, timeout=300)
     assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr and "ERROR" not in run.stderr, run.stderr
     job = make_job(inputs, TASKS, partition_bytes=200, formats=("jsonl", "conll", "conllu"))
     assert shard_files(out) == expected_shards(job, tagger)
     ids = [json.loads(line)["id"] for name, text in shard_files(out).items()
@@ -147,6 +154,37 @@ def test_job_on_a_local_cluster(tmp_path, inputs, tagger):
     again = subprocess.run(cli(*args), capture_output=True, text=True, env=ENV, timeout=300)
     n = len(plan(job))
     assert f"{n} partitions ({n} already done)" in again.stderr
+
+
+class Records(logging.Handler):
+    """Log records kept in a list."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_a_cluster_shut_down_right_after_the_job_logs_no_error(tmp_path, inputs, capsys):
+    """Progress shown, then the cluster closed at once: no scheduler task is still polling
+    for the progress bar (Dask's own bar left one that logged a CancelledError traceback)."""
+    distributed = pytest.importorskip("distributed")
+    job = make_job(inputs, TASKS, partition_bytes=200)
+    errors = Records()
+    logging.getLogger("distributed").addHandler(errors)   # Dask's loggers do not propagate
+    try:
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster, \
+                distributed.Client(cluster) as client:
+            run_job(job, tmp_path / "out", client, progress=True)
+    finally:
+        logging.getLogger("distributed").removeHandler(errors)
+    assert [r.getMessage() or repr(r.exc_info) for r in errors.records] == []
+    n = len(plan(job))
+    progress = capsys.readouterr().err      # on stderr, redrawn in place, ended by a newline
+    assert f"] {n}/{n} partitions | " in progress.split("\r")[-1] and progress.endswith("\n")
 
 
 def test_killed_job_resumes_without_loss_or_duplicates(tmp_path, inputs, tagger):
@@ -175,3 +213,135 @@ def test_killed_job_resumes_without_loss_or_duplicates(tmp_path, inputs, tagger)
     assert f"{total} partitions ({len(done) - 1} already done)" in resumed.stderr
     assert shard_files(out) == expected_shards(job, tagger)
     assert not list(out.glob(".*.tmp"))
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str]:
+    """`senna tag-corpus ARGS` in this process: exit status and stderr."""
+    from senna.cli import tag_corpus
+    from senna.cli.main import run
+
+    code = run(tag_corpus.main, list(args))
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o002])
+def test_shards_honour_the_umask(tmp_path, inputs, tagger, umask):
+    job = make_job(inputs, TASKS)
+    old = os.umask(umask)
+    try:
+        with output_dir(tmp_path / "out", job) as out:
+            tag_partition(plan(job)[0], str(out), job, tagger)
+    finally:
+        os.umask(old)
+    files = [p for p in out.iterdir() if p.name != ".lock"]
+    assert {p.suffix for p in files} == {".json", ".jsonl", ".conll", ".done"}
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in files} == {
+        p.name: oct(0o666 & ~umask) for p in files}
+
+
+def test_binary_inputs_are_skipped_with_a_warning(tmp_path, inputs):
+    noise = tmp_path / "noise.txt"
+    noise.write_bytes(bytes(random.Random(0).randrange(256) for _ in range(20000)))
+    program = tmp_path / "program"
+    program.write_bytes(Path(sys.executable).read_bytes()[:50000])
+    latin1 = tmp_path / "latin1.txt"       # a few invalid bytes: text, tagged as it is
+    latin1.write_bytes("Le café de René est à Paris .\n".encode("latin-1") * 50)
+    high = tmp_path / "high.txt"           # no NUL byte, but no UTF-8 either
+    high.write_bytes(bytes(random.Random(1).randrange(128, 256) for _ in range(20000)))
+    utf16 = tmp_path / "utf16.jsonl"
+    utf16.write_bytes('{"text": "A b."}\n'.encode("utf-16"))
+    warned: list[str] = []
+    job = make_job([str(noise), inputs[0], str(program), str(latin1), str(high), str(utf16)],
+                   TASKS, warn=warned.append)
+    assert [path for path, _, _ in job.inputs] == [inputs[0], str(latin1)]
+    assert [w.split(":")[0] for w in warned] == [str(noise), str(program), str(high), str(utf16)]
+    assert "(over 10% invalid UTF-8 in its first 8 KiB)" in warned[2]
+    assert all("skipped, a binary file" in w and "\n" not in w for w in warned)
+    with pytest.raises(ValueError, match="no text input files"):
+        make_job([str(noise)], TASKS, warn=warned.append)
+
+
+def test_binary_input_is_one_warning_line_in_the_cli(tmp_path, capsys):
+    noise = tmp_path / "noise.bin"
+    noise.write_bytes(b"\x7fELF\x02\x01\x01\x00" * 1000)
+    code, err = run_cli(capsys, str(noise), "--out", str(tmp_path / "out"), "--quiet")
+    assert code == 1
+    assert err.splitlines() == [
+        f"senna tag-corpus: warning: {noise}: skipped, a binary file (a NUL byte in its "
+        "first 8 KiB)", "senna: error: no text input files (every input was skipped)"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_directory_or_fifo_input_is_named_for_what_it_is(tmp_path):
+    with pytest.raises(ValueError, match=r"is a directory, not a file"):
+        make_job([str(tmp_path)], TASKS)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"fifo: is a FIFO \(named pipe\), not a regular file"):
+        make_job([str(fifo)], TASKS)
+    with pytest.raises(ValueError, match="no such file"):
+        make_job([str(tmp_path / "missing")], TASKS)
+
+
+def test_without_dask_the_install_hint_is_serves(tmp_path, inputs, capsys, monkeypatch):
+    from senna.cli import serve
+    from senna.cli.main import run
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    monkeypatch.setitem(sys.modules, "dask", None)
+    code, err = run_cli(capsys, *inputs, "--out", str(tmp_path / "out"))
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    assert run(serve.main, []) == code == 1
+    hint = "pip install '.[{}]' in a checkout of senna (it is not on PyPI), or pip install "
+    assert err.startswith("senna: error: tag-corpus needs Dask: " + hint.format("dask"))
+    assert capsys.readouterr().err.startswith(
+        "senna: error: serve needs Starlette and uvicorn: " + hint.format("serve"))
+    assert err.count("\n") == 1 and not (tmp_path / "out").exists()
+
+
+def test_a_cluster_that_cannot_start_is_one_line(tmp_path, inputs, capsys, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("Cluster failed to start: [Errno 13] Permission denied: "
+                           "'/dask-scratch-space'\nmore detail")
+
+    monkeypatch.setattr(distributed, "LocalCluster", fail)
+    code, err = run_cli(capsys, *inputs, "--out", str(tmp_path / "out"), "--quiet")
+    assert code == 1
+    assert err == ("senna: error: cannot start a local Dask cluster: Cluster failed to "
+                   "start: [Errno 13] Permission denied: '/dask-scratch-space'\n")
+
+
+def test_an_out_directory_in_use_is_a_usage_error(tmp_path, inputs, capsys):
+    out = tmp_path / "out"
+    prepare_output(out, make_job(inputs[:1], TASKS))
+    code, err = run_cli(capsys, *inputs, "--out", str(out), "--tasks", ",".join(TASKS))
+    assert code == 2 and "holds another job's output" in err and err.count("\n") == 1
+    with exclusive(out):            # a job running there now
+        code, err = run_cli(capsys, inputs[0], "--out", str(out), "--tasks", ",".join(TASKS))
+    assert code == 2 and "another tag-corpus job is running there" in err
+    assert err.endswith("(senna tag-corpus -h for help)\n") and err.count("\n") == 1
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path, inputs, capsys):
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        code, err = run_cli(capsys, *inputs, "--out", str(tmp_path / "out"), "--quiet",
+                            "--scheduler", "tcp://127.0.0.1:1")
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith("senna: error: cannot reach the Dask scheduler at tcp://127.0.0.1:1: ")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tasks", "pos,parse"], "unknown task 'parse'"),
+    (["--format", "jsonl,parquet"], "output formats must be some of jsonl, conll, conllu"),
+    (["--partition-size", "0"], "partition size and batch size must be at least 1"),
+    (["--batch-size", "0"], "partition size and batch size must be at least 1"),
+    (["--workers", "0"], "--workers must be at least 1"),
+    (["--input-format", "xml"], "invalid choice: 'xml'"),
+])
+def test_bad_options_exit_2(tmp_path, inputs, capsys, args, message):
+    code, err = run_cli(capsys, *inputs, "--out", str(tmp_path / "out"), *args)
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert err.endswith("(senna tag-corpus -h for help)\n") and not (tmp_path / "out").exists()

@@ -4,7 +4,6 @@ evaluation apply it."""
 from __future__ import annotations
 
 import pytest
-from test_pipeline import build_models
 
 from senna.api import Tagger, load
 from senna.decode.documents import consistent_types
@@ -56,11 +55,6 @@ def test_mismatched_lengths_are_a_clear_error():
         consistent_types(STORY, TAGS[:2])
     with pytest.raises(ValueError, match="documents"):
         consistent_types(STORY, TAGS, [0])
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    return build_models(tmp_path_factory.mktemp("models"))
 
 
 SENTS = [["John", "runs", "in", "New", "York", "."], ["New", "York", "is", "a", "cat", "."],

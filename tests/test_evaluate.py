@@ -181,12 +181,9 @@ def _evaluate(capsys, args: list[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_evaluate_refuses_a_model_of_another_task(capsys, tmp_path):
+def test_evaluate_refuses_a_model_of_another_task(capsys, models):
     from pathlib import Path
 
-    from test_pipeline import build_models
-
-    models = build_models(tmp_path / "models")
     gold = str(Path(__file__).parent / "fixtures" / "conll2000_sample.txt")
     code, out, err = _evaluate(capsys, ["--task", "chunk", "--model", str(models / "ner"),
                                         "--gold", gold])

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_pipeline import build_models
 
 from senna.api import load, pretokenized_document, raw_document
 from senna.document import Sentence
@@ -188,9 +187,8 @@ def test_wsj_rules_over_a_batch_as_sentence_by_sentence() -> None:
 
 
 @pytest.fixture(scope="module")
-def tagger(tmp_path_factory):
-    return load(build_models(tmp_path_factory.mktemp("models")),
-                ("pos", "chunk", "ner", "pt0", "srl"))
+def tagger(models):
+    return load(models, ("pos", "chunk", "ner", "pt0", "srl"))
 
 
 TEXTS = ["The cat sat on the mat .", "", "John runs in New York . The dog is on the mat ,",

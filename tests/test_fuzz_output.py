@@ -18,9 +18,9 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import WORDS, build_models, tiny_model
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_pipeline import WORDS, build_models, tiny_model
 
 from senna.api import load
 from senna.cli import tag as cli

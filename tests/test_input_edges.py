@@ -11,9 +11,9 @@ import warnings
 from pathlib import Path
 
 import pytest
+from conftest import build_models
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_pipeline import build_models
 
 from senna.api import load, pretokenized_document
 from senna.cli import tag as cli

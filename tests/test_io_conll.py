@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 import pytest
-from conftest import DATA, FIX
+from conftest import FIX
 
 from senna.io.conll import (
     DataFormatError,
@@ -355,12 +355,11 @@ REAL_COUNTS = {
 }
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason=f"no data directory {DATA} (set SENNA_DATA)")
-def test_real_files_counts() -> None:
+def test_real_files_counts(data_dir: Path) -> None:
     read = {}
     for rel, (fmt, n_sents, n_tokens) in REAL_COUNTS.items():
-        read[rel] = sents = read_dataset(DATA / rel)
-        assert guess_format(DATA / rel) == fmt
+        read[rel] = sents = read_dataset(data_dir / rel)
+        assert guess_format(data_dir / rel) == fmt
         assert (len(sents), sum(len(s.words) for s in sents)) == (n_sents, n_tokens), rel
     assert read["conll2003/eng.train"][-1].doc == 945  # 946 -DOCSTART- documents
     preds = [sum(len(s.predicates) for s in read[f"ewt/ewt.{part}.verbs-args.conll"])
@@ -368,11 +367,10 @@ def test_real_files_counts() -> None:
     assert preds == [26040, 3182]  # ewt/STATS.txt pred_verbs-args
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason=f"no data directory {DATA} (set SENNA_DATA)")
-def test_real_files_roundtrip(tmp_path: Path) -> None:
-    eng = read_conll2003(DATA / "conll2003/eng.testa")
+def test_real_files_roundtrip(tmp_path: Path, data_dir: Path) -> None:
+    eng = read_conll2003(data_dir / "conll2003/eng.testa")
     write_columns(eng, tmp_path / "eng.testa", ("pos", "chunk", "ner"), docstart=True)
     assert read_conll2003(tmp_path / "eng.testa") == eng
-    srl = read_srl(DATA / "ewt/ewt.dev.props.conll")
+    srl = read_srl(data_dir / "ewt/ewt.dev.props.conll")
     write_srl(srl, tmp_path / "dev.conll")
     assert read_srl(tmp_path / "dev.conll") == srl

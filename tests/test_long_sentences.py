@@ -1,7 +1,7 @@
 """Long sentences cost what their words cost as ordinary sentences (issue 10, item 1): SRL
 rows cover a window around the predicate beyond SRL_EXACT words, long sentences are decoded
 in overlapping pieces, and role columns outside a window stay compact.  Tiny random models
-(test_pipeline.build_models); the bound on time is measured by bench/scaling.py."""
+(conftest's `models`); the bound on time is measured by bench/scaling.py."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import copy
 
 import numpy as np
 import pytest
+from conftest import SENTS, SRL, WORDS, dense_sentence_emissions, tiny_model
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_pipeline import SENTS, SRL, WORDS, build_models, dense_sentence_emissions, tiny_model
 
 import senna.decode.viterbi as viterbi
 import senna.runtime.model as runtime_model
@@ -21,11 +21,6 @@ from senna.decode.viterbi import Decoder
 from senna.runtime import kernels
 from senna.runtime.model import TaskModel
 from senna.tags import RoleTags, _spans, tags_to_spans
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    return build_models(tmp_path_factory.mktemp("models"))
 
 
 @pytest.mark.parametrize("predicate_window", [0, 5])

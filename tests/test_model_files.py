@@ -15,8 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import MODELS
-from test_pipeline import build_models
+from conftest import MODELS, build_models
 
 from senna.cli.main import main as senna_main
 from senna.io.checkpoint import load_model, save_model

@@ -1,5 +1,5 @@
 """`senna install-nltk-shim`: NLTK's unmodified SENNA wrappers run this project's tagger
-(tiny random models from test_pipeline.py, so only the structure of the output is checked)."""
+(tiny random models from conftest.py, so only the structure of the output is checked)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_pipeline import CHUNK, NER, POS, build_models
+from conftest import CHUNK, NER, POS
 
 from senna.cli import nltk_shim
 from senna.cli.main import main as senna_main
@@ -22,11 +22,6 @@ SENT = "The cat sat on the mat .".split()
 def iob2(tags: list[str]) -> set[str]:
     """The -iobtags forms of an IOBES tag set."""
     return {"O"} | {f"{p}-{t[2:]}" for t in tags if t != "O" for p in "BI"}
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory) -> Path:
-    return build_models(tmp_path_factory.mktemp("models"))
 
 
 @pytest.fixture(scope="module")

@@ -1,17 +1,14 @@
 """The tagging cascade and the Python API, on tiny random models built without torch
-(`build_models`, also used by test_cli_tag.py and test_bad_input.py)."""
+(conftest's `models`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from conftest import MODELS, SENTS, SRL, WORDS, dense_sentence_emissions, require, tiny_model
 
 from senna.api import Tagger, load
-from senna.features import FeatureSpec, Featurizer
-from senna.io.checkpoint import SavedModel, save_model
-from senna.nn.config import NetConfig
+from senna.io.checkpoint import save_model
 from senna.runtime import kernels
 from senna.runtime.model import TaskModel
 from senna.runtime.pipeline import (
@@ -19,78 +16,11 @@ from senna.runtime.pipeline import (
     length_buckets,
     token_ranges,
 )
-from senna.text.normalize import CAPS_TAGS
-from senna.vocab import TagSet, Vocab
-
-WORDS = "the a cat dog sat runs on in mat john new york . , and is".split()
-POS = ["DT", "NN", "NNP", "IN", "VB", "VBD", "VBZ", ".", ","]
-CHUNK = ["O"] + [f"{p}-{c}" for c in ("NP", "VP", "PP") for p in "BIES"]
-NER = ["O"] + [f"{p}-{c}" for c in ("PER", "LOC") for p in "BIES"]
-SRL = ["O"] + [f"{p}-{c}" for c in ("V", "A0", "A1") for p in "BIES"]
-SHIPPED = Path(__file__).resolve().parent.parent / "senna" / "models"
-
-
-def _vocab(spec: FeatureSpec, columns: dict[str, list[str]]) -> Vocab:
-    if spec.kind == "pred_distance":
-        return Vocab([str(d) for d in range(-int(spec.arg), int(spec.arg) + 1)])
-    if spec.kind == "word":
-        return Vocab(WORDS)
-    if spec.kind == "caps":
-        return Vocab(CAPS_TAGS[1:])
-    return Vocab(columns[spec.arg])
-
-
-def tiny_model(task: str, tags: list[str], columns: tuple[str, ...] = (),
-               approach: str = "window", seed: int = 0, predicate_window: int = 0
-               ) -> SavedModel:
-    """Random float32 weights named and shaped as senna.nn.networks would save them."""
-    specs = [FeatureSpec("word", "word", 4), FeatureSpec("caps", "caps", 2)]
-    specs += [FeatureSpec(c, "column", 2, c) if c != "pred_distance"
-              else FeatureSpec(c, c, 2, "3") for c in columns]
-    vocabs = {s.name: _vocab(s, {"pos": POS, "pt0": CHUNK}) for s in specs}
-    cfg = NetConfig(approach, "sll", [len(vocabs[s.name]) for s in specs], [s.dim for s in specs],
-                    len(tags), window=3, hidden=6, conv=5 if approach == "sentence" else 0,
-                    dist_dim=2, max_dist=4, predicate_window=predicate_window)
-    rng = np.random.default_rng(seed)
-    shapes = {f"emb.tables.{j}.weight": (len(vocabs[s.name]), s.dim) for j, s in enumerate(specs)}
-    shapes |= {"l2.weight": (len(tags), 6), "l2.bias": (len(tags),), "l1.bias": (6,),
-               "transitions": (len(tags), len(tags)), "start": (len(tags),)}
-    if approach == "window":
-        shapes["l1.weight"] = (6, 3 * cfg.input_dim)
-    else:
-        shapes |= {"l1.weight": (6, 5), "conv.weight": (5, cfg.input_dim + 4, 3),
-                   "conv.bias": (5,), "dist_word.weight": (9, 2), "dist_pred.weight": (9, 2)}
-        if predicate_window:
-            shapes["pred.weight"] = (6, predicate_window * cfg.input_dim)
-    weights = {k: rng.normal(size=v).astype(np.float32) for k, v in shapes.items()}
-    scheme = "tags" if task == "pos" else "iobes"
-    return SavedModel(task, cfg, Featurizer(specs, vocabs), TagSet(tags), weights,
-                      {"scheme": scheme})
-
-
-def build_models(root: Path) -> Path:
-    """pos/ chunk/ ner/ pt0/ srl/ under `root`, wired like SENNA's 'senna' presets."""
-    save_model(root / "pos", tiny_model("pos", POS, seed=1))
-    save_model(root / "chunk", tiny_model("chunk", CHUNK, ("pos",), seed=2))
-    save_model(root / "ner", tiny_model("ner", NER, seed=3))
-    save_model(root / "pt0", tiny_model("pt0", CHUNK, ("pos",), seed=4))
-    save_model(root / "srl", tiny_model("srl", SRL, ("pt0",), "sentence", seed=5))
-    return root
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory) -> Path:
-    return build_models(tmp_path_factory.mktemp("models"))
 
 
 @pytest.fixture(scope="module")
 def tagger(models) -> Tagger:
     return load(models, ("pos", "chunk", "ner", "pt0", "srl"))
-
-
-SENTS = [["The", "cat", "sat", "on", "the", "mat", "."],
-         ["John", "runs", "in", "New", "York", "."],
-         ["a"], ["dog", "is", "in", "a", "new", "mat", ",", "and", "runs", "."]]
 
 
 def test_loads_only_needed_models(models):
@@ -165,23 +95,6 @@ def test_srl_sentences_of_different_lengths_share_one_pass(models):
         np.testing.assert_allclose(g[: len(w)], w, atol=1e-5)
 
 
-def dense_sentence_emissions(model, ids, preds):
-    """Oracle: the max over every position t, distances clipped one by one."""
-    cfg, w = model.cfg, model.w
-    w_x, g_w, g_p = kernels.sentence_tables(w, cfg)
-    reach = cfg.max_dist + cfg.window // 2
-    a = kernels.window_inputs(ids, [len(ids)], w, cfg) @ w_x.T + w["conv.bias"]
-    t = len(ids)
-    out = []
-    for p in preds:
-        h = np.stack([np.max([a[j] + g_p[np.clip(j - p, -reach, reach) + reach]
-                              + g_w[np.clip(j - i, -reach, reach) + reach]
-                              for j in range(t)], axis=0) for i in range(t)])
-        hid = np.clip(h @ w["l1.weight"].T + w["l1.bias"], -1, 1)
-        out.append(hid @ w["l2.weight"].T + w["l2.bias"])
-    return np.stack(out)
-
-
 def test_long_srl_sentences_match_the_kernel(models):
     pipe = Pipeline(models, ["srl"])
     words = SENTS[3] * 6
@@ -247,15 +160,15 @@ def test_package_exports_load():
     assert senna.load is load
 
 
-@pytest.mark.skipif(not (SHIPPED / "pos").is_dir(), reason="shipped models not trained yet")
 def test_shipped_pos_model():
+    require(MODELS / "pos" / "config.json", "the shipped POS model")
     doc = load(None, ["pos"])("The cat sat on the mat.")
     assert doc.sentences[0].columns["pos"][:2] == ["DT", "NN"]
 
 
-@pytest.mark.skipif(not all((SHIPPED / t).is_dir() for t in ("pos", "chunk", "ner", "srl")),
-                    reason="shipped models not trained yet")
 def test_shipped_cascade():
+    for task in ("pos", "chunk", "ner", "pt0", "srl"):
+        require(MODELS / task / "config.json", f"the shipped {task} model")
     sent = load()("John Smith saw the cat in New York.").sentences[0]
     assert [f.word for f in sent.frames] == ["saw"]
     assert ("V", 2, 3) in [(a.label, a.start, a.end) for a in sent.frames[0].arguments]

@@ -5,10 +5,8 @@ as users get them), gold otherwise.  The floors are the shipped models' dev scor
 down by about 0.1: a retrained model must do as well, and a worse one fails (floors are
 never read back from a model's own card)."""
 
-from pathlib import Path
-
 import pytest
-from conftest import MODELS
+from conftest import MODELS, shipped
 
 from senna.datasets import recorded_dev_set
 from senna.runtime.ensemble import load_tagger
@@ -16,13 +14,6 @@ from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
 
 FLOORS = {"pos": 95.1, "chunk": 95.3, "ner": 93.55, "pt0": 89.8, "vbs": 95.3, "srl": 77.15}
-
-
-def shipped(task: str) -> Path:
-    path = MODELS / task
-    if not (path / "config.json").exists():
-        pytest.skip(f"no shipped {task} model")
-    return path
 
 
 @pytest.mark.regression

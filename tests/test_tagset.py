@@ -9,8 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import DATA
-from test_pipeline import CHUNK, POS, tiny_model
+from conftest import CHUNK, POS, tiny_model
 
 from senna.api import Tagger, load
 from senna.cli import tag as cli
@@ -103,9 +102,8 @@ def test_shared_tags_and_unknown_tags_pass_through():
     assert to_wsj([], []) == []
 
 
-@pytest.mark.skipif(not (DATA / "ewt" / "ewt.train.pos").is_file(), reason="no shared data")
-def test_ewt_tags_are_the_training_data_tags():
-    lines = (DATA / "ewt" / "ewt.train.pos").read_text(encoding="utf-8").splitlines()
+def test_ewt_tags_are_the_training_data_tags(data_dir):
+    lines = (data_dir / "ewt" / "ewt.train.pos").read_text(encoding="utf-8").splitlines()
     assert {line.split("\t")[1] for line in lines if line} == EWT_TAGS
 
 

@@ -33,6 +33,14 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message, self.prog)
 
 
+def missing_extra(needs: str, extra: str, packages: str, error: ImportError) -> ValueError:
+    """The one-line error (exit 1) of a command whose optional dependencies are missing:
+    `needs` says what for, then how to install the pyproject `extra` (senna is not on PyPI,
+    so in a checkout) or its `packages` by hand."""
+    return ValueError(f"{needs}: pip install '.[{extra}]' in a checkout of senna (it is not "
+                      f"on PyPI), or pip install {packages} ({error})")
+
+
 def true_or_false(text: str) -> bool:
     """Boolean option values: 1/0, true/false, yes/no."""
     if text.lower() not in ("1", "0", "true", "false", "yes", "no"):

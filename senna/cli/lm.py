@@ -9,8 +9,8 @@ import json
 import logging
 from pathlib import Path
 
-from senna.cli.args import Parser, UsageError, add_options
-from senna.cli.train import INSTALL_HINT
+from senna.cli.args import Parser, UsageError, add_options, missing_extra
+from senna.cli.train import TRAIN_PACKAGES
 from senna.features import CLUSTER_SIZES
 from senna.lm.config import DEFAULT_STAGES
 from senna.settings import read_settings
@@ -139,7 +139,8 @@ def main(argv: list[str]) -> int:
     try:
         import torch  # noqa: F401
     except ImportError as e:
-        raise ValueError(f"the language model needs PyTorch: {INSTALL_HINT} ({e})") from None
+        raise missing_extra("the language model needs PyTorch", "train", TRAIN_PACKAGES,
+                            e) from None
     if args.command == "prepare":
         from senna.lm.corpus import prepare_corpus
 

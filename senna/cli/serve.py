@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from senna.cli.args import Parser, UsageError
+from senna.cli.args import Parser, UsageError, missing_extra
 
 
 def parser() -> argparse.ArgumentParser:
@@ -51,8 +51,8 @@ def main(argv: list[str]) -> int:
         from senna.serve.app import Limits, create_app
         from senna.serve.server import run
     except ImportError as e:   # pragma: no cover - depends on the installation
-        raise ValueError(f"serve needs Starlette and uvicorn: pip install '.[serve]' ({e})"
-                         ) from None
+        raise missing_extra("serve needs Starlette and uvicorn", "serve", "starlette uvicorn",
+                            e) from None
     limits = Limits(max_body_bytes=a.max_body, max_tokens=a.max_tokens, max_roles=a.max_roles,
                     timeout_s=a.timeout, max_pending=a.max_pending,
                     header_timeout_s=a.header_timeout, keep_alive_s=a.keep_alive)

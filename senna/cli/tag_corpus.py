@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import ExitStack
+from typing import TYPE_CHECKING
 
-from senna.cli.args import Parser, UsageError
+from senna.cli.args import Parser, UsageError, missing_extra
+
+if TYPE_CHECKING:
+    from senna.integrations.corpus import Job, Summary
 
 DESCRIPTION = """\
 Tag many files into numbered output shards with Dask: part-NNNNN.jsonl / .conll / .conllu
@@ -43,35 +48,53 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def warn(message: str) -> None:
+    """A warning about one input, on one line."""
+    print(f"senna tag-corpus: warning: {message}", file=sys.stderr)
+
+
+def job_of(a: argparse.Namespace) -> Job:
+    """The job the arguments describe; UsageError for an option that cannot be."""
+    from senna.integrations import corpus
+
+    try:
+        return corpus.make_job(
+            a.inputs, a.tasks.split(","), warn=warn, formats=tuple(a.format.split(",")),
+            input_format=a.input_format, text_field=a.text_field, id_field=a.id_field,
+            partition_bytes=a.partition_size, model_dir=a.model_dir, batch_size=a.batch_size)
+    except corpus.BadOption as e:
+        raise UsageError(str(e), "senna tag-corpus") from None
+
+
+def run(a: argparse.Namespace, job: Job) -> Summary:
+    """Tag `job` into --out on the cluster the arguments name; the job's summary."""
+    from senna.integrations import corpus
+
+    with ExitStack() as stack:
+        try:   # before the cluster starts: a wrong --out is reported at once
+            out = stack.enter_context(corpus.output_dir(a.out, job))
+        except corpus.OutputInUse as e:   # --out names a directory this job cannot use
+            raise UsageError(str(e), "senna tag-corpus") from None
+        client = stack.enter_context(corpus.dask_client(a.scheduler, a.workers))
+        if not a.quiet:
+            n = len(client.scheduler_info()["workers"])
+            print(f"senna tag-corpus: {n} worker(s) at {client.scheduler.address}",
+                  file=sys.stderr)
+        return corpus.tag_parts(job, out, client, progress=not a.quiet)
+
+
 def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     if a.workers is not None and a.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {a.workers}", "senna tag-corpus")
     try:
-        from senna.integrations.corpus import local_client, make_job, run_job
-    except ImportError as e:   # pragma: no cover - depends on the installation
-        raise ValueError(f"tag-corpus needs Dask: pip install '.[dask]' ({e})") from None
-    job = make_job(a.inputs, a.tasks.split(","), formats=tuple(a.format.split(",")),
-                   input_format=a.input_format, text_field=a.text_field, id_field=a.id_field,
-                   partition_bytes=a.partition_size, model_dir=a.model_dir,
-                   batch_size=a.batch_size)
-    if a.scheduler:
-        from distributed import Client
-
-        client = Client(a.scheduler)
-    else:
-        client = local_client(a.workers)
-    with client:
-        n = len(client.scheduler_info()["workers"])
-        if not a.quiet:
-            print(f"senna tag-corpus: {n} worker(s) at {client.scheduler.address}",
-                  file=sys.stderr)
-        total = run_job(job, a.out, client, progress=not a.quiet)
-        if a.scheduler is None:
-            client.cluster.close()
+        import distributed  # noqa: F401  (the `dask` extra)
+    except ImportError as e:
+        raise missing_extra("tag-corpus needs Dask", "dask", "'dask[distributed]'", e) from None
+    total = run(a, job_of(a))
     if not a.quiet:
         rate = total.tagged_tokens / total.seconds if total.seconds else 0.0
-        print(f"\nsenna tag-corpus: {total.parts} partitions ({total.skipped} already done), "
+        print(f"senna tag-corpus: {total.parts} partitions ({total.skipped} already done), "
               f"{total.docs} documents, {total.sentences} sentences, {total.tokens} tokens "
               f"-> {a.out} ({total.seconds:.1f} s, {rate:.0f} tokens/s this run)",
               file=sys.stderr)

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 
-from senna.cli.args import Parser, UsageError, add_options, true_or_false
+from senna.cli.args import Parser, UsageError, add_options, missing_extra, true_or_false
 from senna.settings import read_settings
 from senna.train.config import MAX_SEED, TrainConfig
 
-INSTALL_HINT = ("pip install '.[train]' in a checkout of senna (it is not on PyPI), or "
-                "pip install torch tqdm matplotlib")
+TRAIN_PACKAGES = "torch tqdm matplotlib"   # the `train` extra, for missing_extra
 # Joint options, and the TrainConfig settings that apply to all tasks of a joint run.
 JOINT_OPTIONS = ("tasks", "recipes", "share_l1", "sampling", "lm_corpus", "synonyms",
                  "aux_steps")
@@ -138,7 +137,7 @@ def _import(module: str, name: str):
     try:
         return getattr(importlib.import_module(module), name)
     except ImportError as e:
-        raise ValueError(f"training needs PyTorch: {INSTALL_HINT} ({e})") from None
+        raise missing_extra("training needs PyTorch", "train", TRAIN_PACKAGES, e) from None
 
 
 def joint_config(settings: dict, args: dict, config: str | None = None):

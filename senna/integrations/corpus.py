@@ -14,7 +14,9 @@ document is lost or written twice.  Document ids are `PATH:LINE` (or the JSON li
 field), and shards in name order hold the documents in input order.
 
 Input: plain text (one document per non-blank line, as the `senna` command reads it) or
-JSON lines with a text field; `.gz`, `.bz2` and `.xz` files are read compressed.
+JSON lines with a text field; `.gz`, `.bz2` and `.xz` files are read compressed.  A binary
+file (a NUL byte, or over 10% invalid UTF-8, in its first 8 KiB) is skipped with a warning:
+tagged, it would only fill shards with garbage.
 Output formats: `jsonl` (the `--format json` document with an `id` first), `conll` and
 `conllu` (CoNLL columns; each document starts with a `# id = ...` / `# newdoc id = ...`
 comment line).
@@ -23,16 +25,21 @@ comment line).
 from __future__ import annotations
 
 import bz2
+import codecs
 import gzip
 import hashlib
 import io
 import json
 import lzma
 import os
-import tempfile
+import secrets
+import stat
+import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from contextlib import ExitStack, contextmanager
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from senna.io.output import OutputOptions, format_document
@@ -47,6 +54,20 @@ COMPRESSED: dict[str, Callable[..., io.IOBase]] = {
 FORMATS = ("jsonl", "conll", "conllu")
 INPUT_FORMATS = ("auto", "text", "jsonl")
 PLUGIN = "senna-tagger"
+SNIFF_BYTES = 8192       # how much of each input decides whether it is text
+MAX_INVALID = 0.1        # share of undecodable characters above which an input is binary
+
+
+class BadOption(ValueError):
+    """A job option that cannot be (an unknown task or format, a size below 1)."""
+
+
+class OutputInUse(ValueError):
+    """The output directory belongs to another job (other job.json, or one running now)."""
+
+
+class ClusterError(ValueError):
+    """The Dask cluster could not be started or reached."""
 
 
 @dataclass(frozen=True)
@@ -110,27 +131,92 @@ def input_format(path: str, choice: str) -> str:
     return "jsonl" if stem.endswith((".jsonl", ".ndjson")) else "text"
 
 
-def make_job(inputs: Sequence[str], tasks: Sequence[str], **options) -> Job:
-    """A job over existing input files; ValueError for a missing or unreadable one."""
+def regular_file(path: str) -> os.stat_result:
+    """The file's status; ValueError naming what it is if it is not a regular file (a
+    directory, FIFO or device cannot be cut into partitions by size)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"{path}: is a directory, not a file (name the files in it)")
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode) else
+                "a socket" if stat.S_ISSOCK(st.st_mode) else "a device")
+        raise ValueError(f"{path}: is {kind}, not a regular file (tag-corpus cuts its "
+                         "inputs by size; save the stream to a file first)")
+    return st
+
+
+def binary_reason(block: bytes) -> str | None:
+    """Why text starting with `block` is binary, or None.  A NUL byte never occurs in
+    text; invalid UTF-8 does (a Latin-1 accent here and there, replaced as the tagger
+    replaces it everywhere), so only a file made largely of it counts as binary."""
+    if b"\0" in block:
+        return "a NUL byte"
+    # an incremental decoder, not final: a character cut at the block's end is no error
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(block)
+    if text and text.count("\ufffd") > MAX_INVALID * len(text):
+        return f"over {MAX_INVALID:.0%} invalid UTF-8"
+    return None
+
+
+def sniff(path: str) -> str | None:
+    """Why the input at `path` is binary (judged on its first SNIFF_BYTES, uncompressed),
+    or None; ValueError for a file that cannot be read or decompressed."""
+    opener = COMPRESSED.get(Path(path).suffix, open)
+    try:
+        with opener(path, "rb") as f:
+            block = f.read(SNIFF_BYTES)
+    except (OSError, EOFError, lzma.LZMAError) as e:
+        raise ValueError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+    return binary_reason(block)
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, stacklevel=3)
+
+
+def job_options(tasks: Sequence[str], **options) -> Job:
+    """A job without inputs, its options checked: BadOption for one that cannot be."""
     from senna.runtime.pipeline import normalize_tasks
 
+    try:
+        job = Job((), normalize_tasks(tasks), **options)
+    except ValueError as e:   # an unknown task
+        raise BadOption(str(e)) from None
+    bad = [f for f in job.formats if f not in FORMATS]
+    if bad or not job.formats:
+        raise BadOption(f"output formats must be some of {', '.join(FORMATS)}, got {bad}")
+    if job.input_format not in INPUT_FORMATS:
+        raise BadOption(f"input format must be one of {INPUT_FORMATS}")
+    if job.partition_bytes < 1 or job.batch_size < 1:
+        raise BadOption("partition size and batch size must be at least 1")
+    return job
+
+
+def make_job(inputs: Sequence[str], tasks: Sequence[str],
+             warn: Callable[[str], None] = _warn, **options) -> Job:
+    """A job over existing input files: BadOption for an option that cannot be (checked
+    first), ValueError for a missing or unreadable input.  Binary inputs are left out,
+    each with a `warn` call naming it."""
+    job = job_options(tasks, **options)
     if not inputs:
         raise ValueError("no input files")
     found = []
     for path in inputs:
-        if not os.path.isfile(path):
-            raise ValueError(f"{path}: no such file")
-        st = os.stat(path)
+        st = regular_file(path)
+        reason = sniff(path)
+        if reason is not None:
+            warn(f"{path}: skipped, a binary file ({reason} in its first "
+                 f"{SNIFF_BYTES // 1024} KiB)")
+            continue
         found.append((str(path), st.st_size, st.st_mtime_ns))
-    job = Job(tuple(found), normalize_tasks(tasks), **options)
-    bad = [f for f in job.formats if f not in FORMATS]
-    if bad or not job.formats:
-        raise ValueError(f"output formats must be some of {', '.join(FORMATS)}, got {bad}")
-    if job.input_format not in INPUT_FORMATS:
-        raise ValueError(f"input format must be one of {INPUT_FORMATS}")
-    if job.partition_bytes < 1 or job.batch_size < 1:
-        raise ValueError("partition size and batch size must be at least 1")
-    return job
+    if not found:
+        raise ValueError("no text input files (every input was skipped)")
+    return replace(job, inputs=tuple(found))
 
 
 def plan(job: Job) -> list[Part]:
@@ -221,8 +307,12 @@ def verified(out: Path, part: Part, job: Job) -> Summary | None:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    """Write to a temporary name in the same directory, fsync, rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write to a temporary name in the same directory, fsync, rename.  The temporary file
+    is created with os.open and mode 0666, so that the user's umask decides the shard's
+    permissions as it would for any file (tempfile.mkstemp always makes them 0600)."""
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -293,7 +383,7 @@ def prepare_output(out: Path, job: Job) -> None:
         except ValueError:
             old = None
         if old != job.to_json():
-            raise ValueError(f"{out} holds another job's output (its job.json differs: "
+            raise OutputInUse(f"{out} holds another job's output (its job.json differs: "
                              "other inputs, input files changed, or other options); "
                              "use a new --out directory")
         return
@@ -321,14 +411,60 @@ class LoadTagger(WorkerPlugin):
         self.tagger = None
 
 
-def run_job(job: Job, out: str | Path, client, progress: bool = True) -> Summary:
-    """Run `job` on a Dask `client`: skip verified partitions, tag the rest, sum up."""
+@contextmanager
+def exclusive(out: Path) -> Iterator[None]:
+    """Hold `out`'s lock file for one job: a second job started on the same directory
+    would delete the first one's temporary files (as a killed job's) and redo its
+    partitions.  OutputInUse while another job holds it.  Without fcntl (Windows) there
+    is no lock, and the job.json check alone applies."""
+    try:
+        import fcntl
+    except ImportError:   # pragma: no cover - Windows
+        yield
+        return
+    with open(out / ".lock", "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputInUse(f"{out}: another tag-corpus job is running there; wait for it "
+                              "to end or use a new --out directory") from None
+        yield
+
+
+def show_progress(done: int, total: int, started: float) -> None:
+    """One progress line on stderr, redrawn in place."""
+    bar = "#" * (40 * done // total)
+    print(f"\r[{bar:<40}] {done}/{total} partitions | {time.perf_counter() - started:.1f} s",
+          end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+
+@contextmanager
+def output_dir(out: str | Path, job: Job) -> Iterator[Path]:
+    """`out`, resolved, created, holding `job` (prepare_output) and locked for it while
+    the context lasts; OutputInUse if another job's output or another job is there."""
     out = Path(out).resolve()
-    prepare_output(out, job)
-    parts = plan(job)
+    out.mkdir(parents=True, exist_ok=True)
+    with exclusive(out):
+        prepare_output(out, job)
+        yield out
+
+
+def run_job(job: Job, out: str | Path, client, progress: bool = True) -> Summary:
+    """Run `job` on a Dask `client` into `out`: skip verified partitions, tag the rest."""
+    with output_dir(out, job) as path:
+        return tag_parts(job, path, client, progress)
+
+
+def tag_parts(job: Job, out: Path, client, progress: bool = True) -> Summary:
+    """Tag the partitions of `job` not yet verified in `out` (an output_dir) on `client`;
+    the job's summary.
+
+    Progress is counted in the client as results arrive (distributed.as_completed), not
+    by distributed.progress: that one polls the scheduler from a task that is still asleep
+    when the cluster shuts down, which then logs a CancelledError traceback."""
     total = Summary()
     todo = []
-    for part in parts:
+    for part in plan(job):
         done = verified(out, part, job)
         if done is None:
             todo.append(part)
@@ -336,25 +472,47 @@ def run_job(job: Job, out: str | Path, client, progress: bool = True) -> Summary
             total.add(done)
     started = time.perf_counter()
     if todo:
+        from distributed import as_completed
+
         client.register_plugin(LoadTagger(job.model_dir, job.tasks), name=PLUGIN)
         futures = client.map(tag_partition, todo, out=str(out), job=job, pure=False)
-        if progress:
-            from distributed import progress as show_progress
-
-            show_progress(futures)
-        for result in client.gather(futures):
-            total.add(result)
+        for n, future in enumerate(as_completed(futures), 1):
+            total.add(future.result())
+            if progress:
+                show_progress(n, len(todo), started)
     total.seconds = time.perf_counter() - started
     total.files.sort()
     return total
 
 
-def local_client(workers: int | None = None):
+@contextmanager
+def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator:
+    """A Dask client of the cluster at `scheduler`, or of a local cluster of `workers`
+    processes that is shut down after the client (the cluster outliving its client, not
+    the other way round).  ClusterError, one line, when the cluster cannot start or be
+    reached."""
+    from distributed import Client
+
+    with ExitStack() as stack:
+        try:
+            cluster = local_cluster(workers) if scheduler is None else scheduler
+            if scheduler is None:
+                stack.enter_context(cluster)
+            client = stack.enter_context(Client(cluster))
+        except Exception as e:   # distributed raises RuntimeError, OSError, TimeoutError...
+            what = f"reach the Dask scheduler at {scheduler}" if scheduler else \
+                "start a local Dask cluster"
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise ClusterError(f"cannot {what}: {first}") from None
+        yield client
+
+
+def local_cluster(workers: int | None = None):
     """A local Dask cluster of `workers` single-threaded processes (default: one per core)."""
     import logging
 
     import dask
-    from distributed import Client, LocalCluster
+    from distributed import LocalCluster
 
     n = workers or os.cpu_count() or 1
     # Dask's sampling profiler takes the GIL every 10 ms, and nothing reads it without a
@@ -364,6 +522,5 @@ def local_client(workers: int | None = None):
     settings = {"distributed.worker.profile.enabled": False,
                 "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
     with dask.config.set(settings):
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
-    return Client(cluster)
+        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                            dashboard_address=None, silence_logs=logging.ERROR)
