@@ -1,4 +1,4 @@
-"""Load on `senna serve` over loopback (issue 11, item 4): N clients POST sentences to
+"""Load on `senna serve` over loopback: N clients POST sentences to
 /tag for a fixed time; prints throughput, latency percentiles and failures.
 
     python bench/serve_load.py [--clients 8] [--seconds 30] [--tasks pos,chunk,ner,pt0,srl]
