@@ -1,7 +1,8 @@
-"""Issue 9, lever 4: task features revisited.  A model reading another task's column (CHUNK,
-PT0 and the verb detector read POS, SRL reads PT0) trained on gold columns against the same
-recipe trained on predicted ones (`--predicted-columns`, jackknifed on EWT where the input
-models were trained on the same sentences: the shipped models' recipes), both scored on
+"""Task features revisited (lever 4 of docs/lab/levers.md).  A model reading another
+task's column (CHUNK, PT0 and the verb detector read POS, SRL reads PT0) trained on gold
+columns against the same recipe trained on predicted ones (`--predicted-columns`,
+jackknifed on EWT where the input models were trained on the same sentences: the shipped
+models' recipes), both scored on
 dev with the inputs the runtime gives them: the columns predicted by the shipped models,
 in cascade order.
 
@@ -31,7 +32,7 @@ from senna.train.cascade import parse_spec, tag_column  # noqa: E402
 
 # row -> (task, options added to the task's recipe).  "-gold" rows switch the prediction off;
 # the "predicted inputs" column is the "-predicted" row where there is one, else the shipped
-# model, trained by the recipe itself.  CHUNK's recipe reads no POS (see docs/levers.md,
+# model, trained by the recipe itself.  CHUNK's recipe reads no POS (see docs/lab/levers.md,
 # "Task features revisited"): both of its rows add the POS feature to it.  SRL's rows are
 # trained alone (the shipped SRL is trained with the language model, on gold PT0,
 # recipes/srl-lm.json).

@@ -1,4 +1,4 @@
-"""Corpus tagging throughput (issue 11, item 3): `senna tag-corpus` on a local Dask cluster
+"""Corpus tagging throughput: `senna tag-corpus` on a local Dask cluster
 with 1 and 2 workers, against one process calling `Tagger.pipe`, and against spaCy's
 `nlp.pipe(n_process=2)` running the `senna` component on `spacy.blank("en")` (no English
 spaCy model is installed here: en_core_web_sm is downloaded from GitHub, out of reach).

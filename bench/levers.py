@@ -1,4 +1,4 @@
-"""Issue 9's lever table: each lever's dev gain per task, with its training time and tagging
+"""The lever table: each lever's dev gain per task, with its training time and tagging
 speed.  Lever 1, character-level word vectors (CharWNN, senna.nn.chars): each task's shipped
 recipe (shipped embeddings, its features, epochs) against the same recipe with `--features
 <its preset>+chars` (50 filters) or `+chars:30` (30 filters), nothing else changed.
@@ -56,7 +56,7 @@ LEVERS = {"base": ("", [], "shipped recipe"),
                        "characters without the suffix feature (basic+chars:30; POS)"),
           "decay": ("", ["--lr-decay", "0.1"],
                     "+ learning-rate decay (lr / (1 + 0.1 (epoch - 1)))"),
-          # session 8: what the first layer's width and Viterbi cost against what they give
+          # what the first layer's width and Viterbi cost against what they give
           "hidden200": ("", ["--hidden", "200"], "hidden layer of 200 units instead of 300"),
           "hidden150": ("", ["--hidden", "150"], "hidden layer of 150 units"),
           "hidden100": ("", ["--hidden", "100"], "hidden layer of 100 units"),
@@ -65,7 +65,7 @@ LEVERS = {"base": ("", [], "shipped recipe"),
                             "word-level log-likelihood, 200 units"),
           "wll-hidden150": ("", ["--criterion", "wll", "--hidden", "150"],
                             "word-level log-likelihood, 150 units"),
-          # session 9: context, step size, the average of the weights SGD visits
+          # context, step size, the average of the weights SGD visits
           "window7": ("", ["--window", "7"], "window of 7 words instead of 5"),
           "lr2": ("", ["--lr", "0.1"], "learning rate 0.1 instead of 0.05"),
           "lrhalf": ("", ["--lr", "0.025"], "learning rate 0.025"),
@@ -80,7 +80,7 @@ LEVERS = {"base": ("", [], "shipped recipe"),
                      "+ silver sentences (unlabeled text tagged by 3 taggers' vote)"),
           "silver-patience12": ("", [SILVER_OPTIONS, "--patience", "12"],
                                 "+ silver sentences and patience 12"),
-          # session 25: cased word clusters from unlabeled text (`senna lm clusters`, written
+          # cased word clusters from unlabeled text (`senna lm clusters`, written
           # by recipes/clusters.sh), alone and over NER's shipped network (100 units, stack 3)
           "clusters": ("+clusters", ["--clusters", CLUSTERS],
                        "+ word clusters (64, 512, 4096; cased word2vec, k-means)"),

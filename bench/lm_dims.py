@@ -1,5 +1,5 @@
-"""Issue 9, lever 2's second question: do 100-dimensional embeddings, or a larger dictionary,
-pay for their tagging-speed cost?
+"""The language-model lever's second question: do 100-dimensional embeddings, or a larger
+dictionary, pay for their tagging-speed cost?
 
     python bench/lm_dims.py --corpus runs/lm/corpus --data ../shared/data --out runs/lm_dims
 

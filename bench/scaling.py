@@ -1,4 +1,4 @@
-"""Cost of one long sentence against the same words as ordinary sentences (issue 10, item 1):
+"""Cost of one long sentence against the same words as ordinary sentences:
 tokens per second and peak RSS, all tasks, for lines of 1,000, 10,000 and 50,000 tokens.
 
     python bench/scaling.py [--data ../shared/data] [--lengths 1000,10000,50000] [--repeat 3]

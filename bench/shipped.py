@@ -1,6 +1,6 @@
 """Dev scores of the shipped models, as the runtime computes them: with gold input columns
 and through the cascade (POS and PT0 predicted by the shipped POS and PT0 models, as `senna`
-runs them on new text), then where they stand against issue 9's targets.
+runs them on new text), then where they stand against the project's accuracy targets.
 
     python bench/shipped.py --data ../shared/data
 """
@@ -20,7 +20,7 @@ from senna.scoring import score_predictions
 from senna.train.cascade import tag_column
 
 ROOT = Path(__file__).resolve().parents[1]
-# Issue 9's dev targets (SRL: with predicted PT0, with gold PT0).
+# The project's dev targets (SRL: with predicted PT0, with gold PT0).
 TARGETS = {"pos": 96.0, "chunk": 96.5, "ner": 95.0, "pt0": 92.0, "srl": (74.0, 76.0)}
 
 
@@ -68,7 +68,7 @@ def main() -> int:
               f"| {time.perf_counter() - t0:.1f} |")
     print("\nPOS: token accuracy; others: F1 (conlleval / srl-eval semantics). SRL uses the gold "
           "predicates of the dev set.")
-    print("\nIssue 9's targets (dev; PT0 with predicted POS, SRL with predicted / gold PT0):\n")
+    print("\nAccuracy targets (dev; PT0 with predicted POS, SRL with predicted / gold PT0):\n")
     print("| task | target | shipped now | to go |")
     print("|---|---|---|---|")
     for name, target in TARGETS.items():

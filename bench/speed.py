@@ -1,4 +1,4 @@
-"""Tagging speed of the `senna` command beside SENNA v3.0's (issue 10, item 2): tokens per
+"""Tagging speed of the `senna` command beside SENNA v3.0's: tokens per
 second for -pos, -chk, -ner, -srl alone and all four together, model load time, the time of a
 one-sentence run and peak RSS, on the words of CoNLL-2003 eng.testa and the EWT dev set fed
 with -usrtokens (one sentence per line, tokens separated by spaces).
@@ -25,7 +25,7 @@ per-child resource usage of `os.wait4` is used: the same counter as
 `resource.getrusage(RUSAGE_CHILDREN).ru_maxrss`, but for one child instead of the maximum
 over all children so far.
 
-SENNA v3.0's numbers are the reference; the targets are issue 10's (about five times
+SENNA v3.0's numbers are the reference; the targets are the project's (about five times
 SENNA, peak RSS at most 150 MB, a one-sentence run of all four within 0.3 s).
 """
 

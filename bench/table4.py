@@ -5,7 +5,7 @@ sentence approach.  Prints one markdown table of dev scores and training times.
 
 POS, CHUNK, NER and PT0 use the paper's plain SGD with fan-in-scaled learning rates; SRL
 uses Adam (lr 1e-3): with plain SGD the sentence approach did not start learning within
-an epoch here (dev F1 0 after 6,400 predicates; Adam: 13 F1), see docs/paper-tables.md,
+an epoch here (dev F1 0 after 6,400 predicates; Adam: 13 F1), see docs/lab/paper-tables.md,
 "The paper's Table 4 on our data".
 
     python bench/table4.py --data ../shared/data --out runs/table4 --jobs 2

@@ -1,5 +1,5 @@
 """Agreement of the POS tagger with WSJ-convention tags before and after `senna.tagset`'s
-mapping (issue 9, "Penn Treebank conventions").
+mapping (docs/cli.md, "POS tags: Penn Treebank (WSJ) conventions").
 
     python bench/tagset.py [--data ../shared/data] [--model-dir DIR]
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A tagger trained on silver data (senna/train/silver.py): the task's gold training sentences
 # plus 8,000 sentences of unlabeled text tagged by a vote of three taggers.
-#   bash recipes/silver.sh ner     NER as shipped since session 9: Reuters-21578 newswire
+#   bash recipes/silver.sh ner     NER as shipped: Reuters-21578 newswire
 #   bash recipes/silver.sh pos     POS: Wikipedia (enwiki_c, CC BY-SA)
 #   bash recipes/silver.sh chunk   CHUNK: Reuters-21578 newswire, its POS column by the
 #                                  shipped POS tagger; a file of its own (--extra-train),
@@ -14,7 +14,7 @@
 # recipes/<task>-silver.json, for the tasks shipped from silver data; NER's student is
 # distilled, at temperature 2 (--distill-temperature in recipes/ner-silver.json), from a
 # bidirectional LSTM trained on the same silver file (recipes/ner-bilstm.json, into
-# runs/ner-students/bilstm; a training-only network, session 28).
+# runs/ner-students/bilstm; a training-only network).
 # With --silver-only as a second argument the script stops once the silver file is written,
 # so experiments can train their own students without overwriting the shipped model.
 set -euo pipefail

@@ -10,7 +10,7 @@
 # CHUNK and PT0 come from runs trained jointly with POS and each other (shared word table and
 # first layer; each task's settings from its own recipe, the POS partner's with the 300-unit
 # layer it shares): CHUNK from recipes/chunk-pt0.json, PT0 from recipes/pt0-joint.json, where
-# CHUNK and PT0 add a second hidden layer over 3 neighbours (session 23).  POS is shipped from its own
+# CHUNK and PT0 add a second hidden layer over 3 neighbours.  POS is shipped from its own
 # run (100 hidden units: as accurate alone, and faster).  NER is trained on eng.train plus
 # Reuters-21578 sentences tagged by three NER taggers (recipes/silver.sh).
 # Every tagger reads senna/models/embeddings: new embeddings mean retraining all six.
@@ -33,7 +33,7 @@ train_one() {
     *) senna train --config "recipes/$1.json" ;;
   esac
   # the word-table rows a model keeps beside the embeddings, in float16: half the space on
-  # disk and in memory, dev scores unchanged (docs/levers.md, "Session 24")
+  # disk and in memory, dev scores unchanged (measured in docs/lab/levers.md)
   senna compact "senna/models/$1" --rows float16
 }
 

@@ -16,11 +16,11 @@ name its spans appear in JSON, is the task table's business (`senna.tasks`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from senna.tags import RoleTags, tags_to_spans
-from senna.tasks import TASKS
+from senna.tasks import TASKS, TaskSpec, get_task
 from senna.text.tokenize import Token
 
 __all__ = ["Document", "Frame", "Sentence", "Span", "Token"]
@@ -86,10 +86,13 @@ class Sentence:
                       tags if isinstance(tags, RoleTags) else list(tags))
                 for p, tags in zip(self.predicates, self.roles, strict=True)]
 
-    def to_dict(self) -> dict:
-        """JSON-ready: tokens with one field per token task (None: not run), the span
-        fields the task table names, and the predicate frames."""
-        token_tasks = [t for t in TASKS.values() if not t.per_predicate]
+    def to_dict(self, tasks: Collection[str] | None = None) -> dict:
+        """JSON-ready: tokens with one field per tag task, the span fields the task table
+        names, and the predicate frames.  `tasks` (names, aliases allowed): only those
+        tasks' fields, as `--format json` prints them; None: every tag column the sentence
+        has, and the frames.  A task asked for but not run gets None fields."""
+        wanted = _wanted_tasks(self.columns, tasks)
+        token_tasks = [t for t in wanted if not t.per_predicate]
         tokens = []
         for i, tok in enumerate(self.tokens):
             d = tok._asdict()
@@ -100,10 +103,21 @@ class Sentence:
         for t in token_tasks:
             if t.span_field:
                 out[t.span_field] = [vars(s) for s in self.spans(t.name)]
-        out["predicates"] = [{"index": f.index, "word": f.word,
-                              "arguments": [vars(a) for a in f.arguments], "tags": list(f.tags)}
-                             for f in self.frames]
+        if any(t.per_predicate for t in wanted):
+            out["predicates"] = [{"index": f.index, "word": f.word,
+                                  "arguments": [vars(a) for a in f.arguments],
+                                  "tags": list(f.tags)} for f in self.frames]
         return out
+
+
+def _wanted_tasks(columns: Mapping[str, list[str]],
+                  tasks: Collection[str] | None) -> list[TaskSpec]:
+    """The tasks `to_dict` writes, in the task table's order: those named, else those
+    whose column is present plus the per-predicate ones."""
+    if tasks is None:
+        return [t for t in TASKS.values() if t.name in columns or t.per_predicate]
+    names = {get_task(n).name for n in tasks}
+    return [t for t in TASKS.values() if t.name in names]
 
 
 @dataclass
@@ -117,6 +131,6 @@ class Document:
     def tokens(self) -> list[Token]:
         return [t for s in self.sentences for t in s.tokens]
 
-    def to_dict(self) -> dict:
-        """Plain JSON-ready data (one object per document)."""
-        return {"text": self.text, "sentences": [s.to_dict() for s in self.sentences]}
+    def to_dict(self, tasks: Collection[str] | None = None) -> dict:
+        """Plain JSON-ready data (one object per document); `tasks` as `Sentence.to_dict`."""
+        return {"text": self.text, "sentences": [s.to_dict(tasks) for s in self.sentences]}

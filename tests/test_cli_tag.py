@@ -177,6 +177,7 @@ def usage_error(capsys, monkeypatch, args: list[str]) -> str:
     (["-iobtags", "-brackettags"], "-iobtags and -brackettags"),
     (["-usrvbs", "vbs.txt", "-posvbs"], "-usrvbs and -posvbs"),
     (["-usrvbs", "vbs.txt", "-pos"], "-usrvbs needs SRL"),
+    (["-usrvbs", "missing.txt", "-srl"], "-usrvbs: can't open 'missing.txt'"),
     (["--format", "json", "-iobtags"], "--format json"),
     (["--format", "conllu", "-offsettags"], "--format conllu"),
     (["--batch-size", "0"], "--batch-size"),
@@ -193,6 +194,33 @@ def usage_error(capsys, monkeypatch, args: list[str]) -> str:
 def test_bad_arguments_exit_2_everywhere(capsys, monkeypatch, models, args, message):
     assert message in usage_error(capsys, monkeypatch, ["-path", str(models), *args]
                                   if args[0].startswith("-") else args)
+
+
+def test_help_lists_the_task_names_the_parser_reports(capsys):
+    """`senna -h` names the tasks as the parser's own error message does (chk is accepted
+    as an alias of chunk, but not listed)."""
+    from senna.cli.main import main
+    from senna.tasks import DEFAULT_TASKS, TASKS
+    with pytest.raises(SystemExit):
+        main(["-h"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"tasks: {','.join(TASKS)} " in out and f"default: {','.join(DEFAULT_TASKS)}" in out
+    assert "pos,chk" not in out
+
+
+def test_json_leaves_out_tasks_not_asked_for(models):
+    """JSON carries the requested tasks only, as the column formats do: no null fields for
+    tasks not asked for, nor those run only as another task's input."""
+    [doc] = [json.loads(line) for line in tag(models, "--tasks", "chunk", "--format", "json",
+                                              text="John runs in New York.\n").splitlines()]
+    sent = doc["sentences"][0]
+    assert set(sent) == {"tokens", "chunks"}
+    assert {k for t in sent["tokens"] for k in t} == {"text", "start", "end", "chunk"}
+    [doc] = [json.loads(line) for line in tag(models, "-srl", "--format", "json",
+                                              text="John runs in New York.\n").splitlines()]
+    sent = doc["sentences"][0]
+    assert set(sent) == {"tokens", "predicates"}
+    assert {k for t in sent["tokens"] for k in t} == {"text", "start", "end"}
 
 
 def test_help_lists_subcommands_and_version(capsys):

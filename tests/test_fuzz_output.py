@@ -116,7 +116,7 @@ def check(doc) -> None:
                     assert len(col) == len(rows) and valid(col), (scheme, key)
                 elif col:
                     brackets_to_spans(col)
-    data = json.loads(format_document(doc, "json"))
+    data = json.loads(format_document(doc, "json", OutputOptions(TASKS)))
     for sent in data["sentences"]:
         for task in SPAN_TASKS:
             assert valid_iobes([t[task] for t in sent["tokens"]])

@@ -151,8 +151,12 @@ def test_to_dict_is_json_ready(tagger):
     import json
     d = json.loads(json.dumps(tagger("John runs in New York.").to_dict()))
     tok = d["sentences"][0]["tokens"][0]
-    assert set(tok) == {"text", "start", "end", "pos", "chunk", "ner", "pt0", "vbs"}
+    ran = [t for t in ("pos", "chunk", "ner", "pt0", "vbs") if t in tagger.pipeline.order]
+    assert set(tok) == {"text", "start", "end", *ran}
     assert set(d["sentences"][0]) == {"tokens", "chunks", "entities", "predicates"}
+    only = tagger("John runs in New York.").to_dict(["chk"])["sentences"][0]
+    assert set(only) == {"tokens", "chunks"} and set(only["tokens"][0]) == {
+        "text", "start", "end", "chunk"}
 
 
 def test_package_exports_load():

@@ -3,9 +3,10 @@ give one `senna: error: ... (senna CMD -h for help)` line on stderr and exit sta
 (argparse's convention), other failures one `senna: error:` line and status 1.
 
 Status 2: the command line is wrong in itself (unknown option, bad value, options that
-contradict each other, invalid training settings, also from a --config file); status 1:
-what it names is (a missing or corrupt file, a model of another task, input that does not
-match -usrvbs).
+contradict each other, invalid training settings, also from a --config file, an input file
+that an option names and that cannot be opened, as argparse.FileType reports it); status 1:
+what it names is wrong (a missing or corrupt model, a model of another task, input that
+does not match -usrvbs).
 """
 
 from __future__ import annotations

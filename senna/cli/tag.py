@@ -90,8 +90,9 @@ def parser() -> argparse.ArgumentParser:
                         "(default: the shipped models)")
     p.add_argument("-verbose", "--verbose", action="store_true",
                    help="report models and speed on stderr")
-    p.add_argument("--tasks", help="comma-separated tasks: pos,chk,ner,pt0,srl (added to "
-                                   "those the task flags select; default: pos,chk,ner,srl)")
+    p.add_argument("--tasks", help=f"comma-separated tasks: {','.join(TASKS)} (added to "
+                                   "those the task flags select; chk is chunk too; default: "
+                                   f"{','.join(DEFAULT_TASKS)})")
     p.add_argument("--format", default="senna", choices=FORMATS, help="output format")
     p.add_argument("--tagset", default=DEFAULT_TAGSET, choices=TAGSETS,
                    help="POS tags: the Penn Treebank's 45 tags in WSJ conventions (wsj, as "
@@ -199,6 +200,15 @@ def read_usrvbs(path: str) -> Iterator[list[bool]]:
     return _usrvbs_sentences(open(path, encoding="utf-8", errors="replace"))
 
 
+def open_usrvbs(path: str) -> Iterator[list[bool]]:
+    """`read_usrvbs`, a file that cannot be opened being a bad argument (exit 2), as
+    argparse reports a file option it cannot open; checked before the models load."""
+    try:
+        return read_usrvbs(path)
+    except OSError as e:
+        raise UsageError(f"-usrvbs: can't open {path!r}: {e.strerror or e}", "senna") from None
+
+
 def _usrvbs_sentences(f: TextIO) -> Iterator[list[bool]]:
     with f:
         flags: list[bool] = []
@@ -294,6 +304,7 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
     a = parser().parse_args(argv)
     tasks = requested_tasks(a)
     check_options(a, tasks)
+    usrvbs = open_usrvbs(a.usrvbs) if a.usrvbs else None
     started = time.perf_counter()
     tagger = load(a.model_dir, tasks, predicates="pos" if a.posvbs else "auto",
                   tagset=a.tagset)
@@ -312,8 +323,8 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
                   f"{len(m.tags)} tags)", file=sys.stderr)
     stream = Stream(tagger, stdout or getattr(sys.stdout, "buffer", sys.stdout), a.format,
                     output_options(a, tasks), a.usrtokens)
-    if a.usrvbs and any(TASKS[t].per_predicate for t in tasks):
-        stream.usrvbs, stream.usrvbs_name = read_usrvbs(a.usrvbs), a.usrvbs
+    if usrvbs is not None:
+        stream.usrvbs, stream.usrvbs_name = usrvbs, a.usrvbs
     batch = a.batch_size or (SRL_BATCH if any(TASKS[t].per_predicate for t in tasks)
                              else BATCH)
     stream.run(read_lines(stdin or getattr(sys.stdin, "buffer", sys.stdin)), batch)

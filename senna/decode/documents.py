@@ -19,7 +19,7 @@ line of the `senna` command; sentences tagged without one are documents of their
 document give the same words, which a tagger trained with the `+document` feature reads in a
 second pass (`senna.features.DocumentFeature`, `senna.runtime.predict.in_documents`).  On
 the NER dev set that network ends level with the vote alone at half the speed, so the
-shipped NER does not read them (docs/levers.md, "Session 17").
+shipped NER does not read them (measured in docs/lab/levers.md).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@
     vocab/<feature>.lst   one entry per line
     gazetteer.lst   only for models with gazetteer features
     clusters.words, clusters.npy   only for models with cluster features: the lexicon's keys
-                    and ids (senna.features.Lexicon; models of session 25 kept the text
-                    lexicon, clusters.lst, which still loads)
+                    and ids (senna.features.Lexicon; older models kept the text lexicon,
+                    clusters.lst, which still loads)
 
 `load_model` rebuilds everything from the directory alone, rejects unknown versions and
 checks the files against each other before any sentence is tagged (`check_model`): every

@@ -11,7 +11,8 @@ first tag (no leading tab).  Longer fields are never truncated.
 Tag schemes (CHK, NER, PT0, SRL; POS is unchanged): "iobes" (default, as SENNA),
 "iob" (IOB2, SENNA's -iobtags) or "brackets" (SENNA's -brackettags: `(NP*`, `*`, `*)`).
 `conll` uses the same columns tab-separated without padding; `conllu` puts POS in XPOS and
-the other tags in MISC; `json` writes `Document.to_dict()` (IOBES tags and spans) per line.
+the other tags in MISC; `json` writes `Document.to_dict(tasks)` (IOBES tags and spans of
+the requested tasks) per line.
 """
 
 from __future__ import annotations
@@ -205,10 +206,11 @@ def write_conllu(doc: Document, opts: OutputOptions) -> str:
 
 
 def write_json(doc: Document, opts: OutputOptions) -> str:
-    """One line per document; tags stay IOBES whatever the scheme option says.  U+0085,
+    """One line per document with the requested tasks' fields only (a task run only as
+    another's input is left out); tags stay IOBES whatever the scheme option says.  U+0085,
     U+2028 and U+2029 are escaped so that no line splitter (str.splitlines) breaks a line,
     and invisible characters so that none reaches a terminal."""
-    text = json.dumps(doc.to_dict(), ensure_ascii=False)
+    text = json.dumps(doc.to_dict(opts.tasks), ensure_ascii=False)
     if _JSON_ESCAPE.search(text):
         text = _JSON_ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text + "\n"
