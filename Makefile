@@ -37,7 +37,9 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver
 
-models: pos chunk pt0 ner srl vbs
+# PT0 and VBS last: under -j2 they would wait for CHUNK's jackknife folds while NER's and
+# SRL's steps can run.
+models: pos chunk ner srl pt0 vbs
 pos: $(MODELS)/pos/weights.npz
 chunk: $(MODELS)/chunk/weights.npz
 pt0: $(MODELS)/pt0/weights.npz
@@ -101,7 +103,7 @@ runs/ner-teachers/cl-seed3-average/history.json: NER_OPTIONS := --average 0.9997
 runs/ner-teachers/cl-seed2-lr/history.json: NER_OPTIONS := --seed 2 --lr 0.1
 $(NER_TEACHERS:%=%/history.json): recipes/ner.json runs/clusters/clusters.lst \
 		$(EMBEDDINGS)
-	$(SENNA) train --config recipes/ner.json --out $(@D) $(NER_CL) $(NER_OPTIONS)
+	$(strip $(SENNA) train --config recipes/ner.json --out $(@D) $(NER_CL) $(NER_OPTIONS))
 
 comma := ,
 space := $() $()
