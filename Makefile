@@ -3,7 +3,7 @@
 #   make models             the six shipped taggers (not the embeddings: `make embeddings`)
 #   make pos                one of them: pos chunk pt0 ner srl vbs, with what it needs first
 #   make -n models          print every step without running it
-#   make -j2 models         two steps at a time (steps that train jackknife folds take turns)
+#   make -j2 models         two steps at a time (those that train jackknife folds take turns)
 #   make pos MODELS=runs/rebuild   write POS, VBS or NER elsewhere, e.g. to compare
 #
 # Each target is a file a step writes (a run's history.json appears when it has finished),
@@ -18,8 +18,10 @@ SENNA := $(PYTHON) -m senna
 EMB := senna/models/embeddings
 # A tagger's input, rebuilt only by `make embeddings` (hours of training), never on the way.
 EMBEDDINGS := $(EMB)/vectors.npz
-# Steps that train jackknife POS folds (PT0 and VBS read POS tags) share runs/jackknife/.
-JACKKNIFE := flock runs/.jackknife.lock
+# Steps that train jackknife POS folds (CHUNK's and PT0's joint runs, VBS) share the same
+# folds in runs/jackknife/: under -j they take turns (flock, from util-linux; where it is
+# missing, run make without -j).
+JACKKNIFE := $(if $(shell command -v flock),flock runs/.jackknife.lock)
 SHIPPED := senna/models
 MAKEFLAGS += --no-builtin-rules
 

@@ -72,6 +72,7 @@ def test_each_target_trains_the_recipe_its_model_card_names(task):
     assert lines[-1] == f"python -m senna compact senna/models/{task} --rows float16"
 
 
+@pytest.mark.skipif(shutil.which("flock") is None, reason="needs flock (util-linux)")
 def test_steps_that_train_jackknife_folds_take_turns_under_j2():
     """Two jobs training the same fold into runs/jackknife/ at once would corrupt it: every
     step whose recipe (or a joint recipe's task) jackknifes holds one lock."""
