@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import FIX, ROOT
 
 from senna.train.card import card_text
 
@@ -17,8 +22,12 @@ SHIPPED = sorted(p.parent.name for p in MODELS.glob("*/config.json"))
 HISTORY = re.compile(r"\b(session|issue)s? ?#?[0-9]", re.IGNORECASE)
 
 
+def config_of(model: Path) -> dict:
+    return json.loads((model / "config.json").read_text(encoding="utf-8"))
+
+
 def shipped_config(task: str) -> dict:
-    return json.loads((MODELS / task / "config.json").read_text(encoding="utf-8"))
+    return config_of(MODELS / task)
 
 
 def commands(card: str) -> list[str]:
@@ -77,3 +86,18 @@ def test_the_make_target_only_where_the_makefile_trains_the_model(command, out, 
     assert expected in card and f"    python -m {command}\n" in card
     if expected == "Retrain with:":
         assert "make pos" not in card
+
+
+def test_a_run_started_by_python_m_senna_records_its_command(tmp_path):
+    """The Makefile runs `python -m senna train ...`: the card must name that command (it
+    said "(called from Python)", and then no make target)."""
+    out = tmp_path / "pos"
+    args = ["train", "--task", "pos", "--train", str(FIX / "ewt_sample.pos"), "--epochs", "1",
+            "--max-words", "1000", "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    res = subprocess.run([sys.executable, "-m", "senna", *args], capture_output=True,
+                         text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stderr
+    command = shlex.join(["senna", *args])
+    assert config_of(out)["training"]["command"] == command
+    assert f"    python -m {command}\n" in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
