@@ -41,7 +41,7 @@ from bench.common import recipe_runs_parser, run_all  # noqa: E402
 
 TASKS = ("pos", "ner", "chunk")
 SILVER_OPTIONS = "<the task's silver options>"   # placeholder in LEVERS, replaced by SILVER's
-CLUSTERS = "runs/clusters/clusters.lst"   # written by recipes/clusters.sh
+CLUSTERS = "runs/clusters/clusters.lst"   # written by `make clusters`
 # run suffix -> (addition to the recipe's features, other training options, row title)
 LEVERS = {"base": ("", [], "shipped recipe"),
           "chars": ("+chars", [], "+ characters (50 filters)"),
@@ -75,13 +75,13 @@ LEVERS = {"base": ("", [], "shipped recipe"),
                           "learning rate 0.1 and weight averaging"),
           "patience12": ("", ["--patience", "12"],
                          "early stopping after 12 epochs without a better dev score, not 6"),
-          # gold sentences plus silver ones (SILVER: written by recipes/silver.sh TASK)
+          # gold sentences plus silver ones (SILVER: written by `make pos-silver` etc.)
           "silver": ("", [SILVER_OPTIONS],
                      "+ silver sentences (unlabeled text tagged by 3 taggers' vote)"),
           "silver-patience12": ("", [SILVER_OPTIONS, "--patience", "12"],
                                 "+ silver sentences and patience 12"),
           # cased word clusters from unlabeled text (`senna lm clusters`, written
-          # by recipes/clusters.sh), alone and over NER's shipped network (100 units, stack 3)
+          # by `make clusters`), alone and over NER's shipped network (100 units, stack 3)
           "clusters": ("+clusters", ["--clusters", CLUSTERS],
                        "+ word clusters (64, 512, 4096; cased word2vec, k-means)"),
           "stack": ("", ["--hidden", "100", "--stack", "3"],
@@ -89,9 +89,10 @@ LEVERS = {"base": ("", [], "shipped recipe"),
           "stack-clusters": ("+clusters", ["--hidden", "100", "--stack", "3",
                                            "--clusters", CLUSTERS],
                              "100 units, the second layer and word clusters")}
-# Each task's silver data (recipes/silver.sh): 8,000 sentences of Reuters-21578 (NER,
-# CHUNK) or Wikipedia (POS, enwiki_c) tagged by a vote of three recipe runs, after the gold
-# sentences in one training file, or (CHUNK, whose dev is cut from its training file) apart.
+# Each task's silver data (`make ner`, `make pos-silver`, `make chunk-silver`): 8,000
+# sentences of Reuters-21578 (NER, CHUNK) or Wikipedia (POS, enwiki_c) tagged by a vote of
+# three recipe runs, after the gold sentences in one training file, or (CHUNK, whose dev is
+# cut from its training file) apart.
 SILVER = {"ner": ["--train", "runs/ner-silver/train.conll"],
           "pos": ["--train", "runs/pos-silver/train.pos"],
           "chunk": ["--extra-train", "runs/chunk-silver/silver.txt"]}

@@ -103,19 +103,6 @@ def test_settings_are_checked_from_python_too():
     assert TrainConfig(task="srl", train="x", dev="y", dev_fraction=0).dev_fraction == 0
 
 
-@pytest.mark.parametrize("model", sorted(p.parent.name for p in
-                                         (ROOT / "senna/models").glob("*/config.json")))
-def test_every_shipped_model_names_a_retrain_command_whose_recipe_exists(model):
-    """The card's "Retrain with" line: a renamed or deleted recipe must not leave a model
-    whose retrain command names a file that is gone."""
-    info = json.loads((ROOT / "senna/models" / model / "config.json").read_text())
-    command = info.get("training", {}).get("command") or info.get("command")
-    if command is None:
-        pytest.skip(f"{model} records no training command")
-    files = [w for w in command.split() if w.startswith("recipes/")]
-    assert files and all((ROOT / f).is_file() for f in files), command
-
-
 @pytest.mark.parametrize("recipe", sorted(p for p in (ROOT / "recipes").glob("*.json")
                                           if not p.name.startswith("lm")), ids=lambda p: p.name)
 def test_every_training_recipe_is_valid_settings(recipe, monkeypatch):
@@ -203,14 +190,3 @@ def test_seeds_with_a_joint_config_train_one_run_per_seed(monkeypatch, capsys):
     err = bad_settings(capsys, ["train", "--config", "recipes/srl-teachers.json", "--seeds",
                                 "1,2", "--joined-epochs", "2"])
     assert "--joined-epochs trains the joined layer of one task's ensemble" in err
-
-
-@pytest.mark.parametrize("args", [["bogus"], ["ner", "--bogus"], []])
-def test_silver_recipe_refuses_an_unknown_task_or_option_before_training(args):
-    """`recipes/silver.sh` checks its arguments first: a misspelt --silver-only must not
-    fall through to training the shipped model."""
-    res = subprocess.run(["bash", str(ROOT / "recipes/silver.sh"), *args], capture_output=True,
-                         text=True, timeout=60)
-    assert res.returncode != 0
-    assert "usage: bash recipes/silver.sh" in res.stderr or "no silver recipe" in res.stderr
-    assert "Traceback" not in res.stderr

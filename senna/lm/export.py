@@ -124,8 +124,8 @@ def card(meta: dict, count: int, dim: int, dtype: str, coverage: dict[int, float
         "where the corrupted window scores at least as high as the real one; each stage draws "
         "its corruptions from its own dictionary.",
         "",
-        "Rebuild: `recipes/embeddings.sh` (`senna lm prepare`, `senna lm train --config "
-        "recipes/lm.json`, `senna lm export`)"
+        "Rebuild: `make embeddings` from the repository root (`python -m senna lm prepare`, "
+        "`python -m senna lm train --config recipes/lm.json`, `python -m senna lm export`)"
         + ("; the later stages went on with `senna lm train --config recipes/lm-continue.json "
            "--init <the embeddings named above>` and `senna lm export` (the learning rates of "
            "each stage are in the table)." if starts else "."),

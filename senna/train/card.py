@@ -4,11 +4,22 @@ settings, and how well it does on dev.  Written next to the weights after traini
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 from senna.nn.config import NetConfig
 from senna.tasks import get_task
 from senna.train.cascade import parse_spec
+
+# The Makefile's target for each shipped model and the recipe of its own training step
+# (tests/test_makefile.py checks them against `make -n`).
+MAKE_RECIPES = {"pos": "recipes/pos.json", "chunk": "recipes/chunk-pt0.json",
+                "pt0": "recipes/pt0-joint.json", "ner": "recipes/ner-silver.json",
+                "srl": "recipes/srl-lm.json", "vbs": "recipes/vbs.json"}
+SHIPPED_DIR = Path("senna/models")
+# The scripts the Makefile replaced, as models trained before it record their command.
+REPLACED_SCRIPT = re.compile(r"bash recipes/(?:silver|train_all)\.sh (\w+)")
 
 
 def partners(joint: dict, name: str) -> list[str]:
@@ -75,10 +86,56 @@ def clusters_text(cfg: dict, source: dict | None) -> list[str]:
     if not cfg.get("clusters"):
         return []
     how = (f": {source['words']:,} cased words of the language model's text clustered at "
-           f"{', '.join(map(str, source['sizes']))} ({source['algorithm']}; `bash "
-           "recipes/clusters.sh`; that text's licence applies too)") if source else ""
+           f"{', '.join(map(str, source['sizes']))} ({source['algorithm']}; `make "
+           "clusters`; that text's licence applies too)") if source else ""
     return [f"- Word clusters from `{cfg['clusters']}`, stored beside the model as "
             f"`clusters.words` and `clusters.npy`{how}"]
+
+
+def typed(command: str) -> str:
+    """A recorded `senna ...` command as it runs in a checkout, where the Makefile runs it."""
+    return f"python -m {command}" if command.startswith("senna ") else command
+
+
+def config_file(command: str) -> str | None:
+    """The --config file a recorded command names, if any."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    return words[words.index("--config") + 1] if "--config" in words[:-1] else None
+
+
+def make_target(task: str, command: str, out: str | None) -> str | None:
+    """`make <task>` (with MODELS=... for another directory) when the Makefile's step for
+    the task is the command that trained this model, else None."""
+    if not out or Path(out).name != task or config_file(command) != MAKE_RECIPES.get(task):
+        return None
+    models = Path(out).parent
+    return f"make {task}" + ("" if models == SHIPPED_DIR else f" MODELS={models}")
+
+
+def threads_text(threads: int | None) -> str:
+    """How many threads training used (`--threads`; 0: torch's default)."""
+    return f"{threads} thread{'s' if threads > 1 else ''}" if threads else \
+        "torch's default number of threads"
+
+
+def rebuild_lines(config: dict) -> list[str]:
+    """The card's commands: the make target that rebuilds the model with what it needs
+    first (where the Makefile has one), and the model's own training and compaction."""
+    task, tr = config["task"], config.get("training", {})
+    command = (config.get("joint") or tr).get("command", "senna train --config ...")
+    old = REPLACED_SCRIPT.fullmatch(command)
+    if old and old.group(1) == task and task in MAKE_RECIPES:
+        command = f"senna train --config {MAKE_RECIPES[task]}"
+    steps = [f"    {typed(c)}" for c in (command, config.get("compacted")) if c]
+    target = make_target(task, command, tr.get("config", {}).get("out"))
+    if target is None:
+        return ["Retrain with:", "", *steps]
+    return [f"Rebuild with `{target}` from the repository root (its Makefile: `make -n "
+            f"{task}` lists every step, what the model needs first included). The model's "
+            "own steps:", "", *steps]
 
 
 def card_text(config: dict) -> str:
@@ -107,7 +164,7 @@ def card_text(config: dict) -> str:
         f"- Dev data: `{dev_data}`",
         f"- Licence of the data: {task.licence}",
         *([f"- The word-table rows it stores (those that differ from the embeddings) are "
-           f"kept in {config['rows_dtype']} (`{config.get('compacted', '')}`)."]
+           f"kept in {config['rows_dtype']} (`{typed(config.get('compacted', ''))}`)."]
           if config.get("rows_dtype", "float32") != "float32" else []),
         *([f"- Word table initialised from `{cfg['embeddings']}`"
            + (" and kept fixed" if cfg.get("fixed_embeddings") else "")
@@ -128,12 +185,9 @@ def card_text(config: dict) -> str:
         *teachers_text(cfg),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}",
         f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "
-        "(wall clock, one thread, on a 2-core machine shared with other training runs)",
+        f"(wall clock, {threads_text(cfg.get('threads'))})",
         "",
-        "Retrain with:",
-        "",
-        f"    {joint['command'] if joint else tr.get('command', 'senna train --config ...')}",
-        *([f"    {config['compacted']}"] if config.get("compacted") else []),
+        *rebuild_lines(config),
         "",
         "Settings:",
         "",

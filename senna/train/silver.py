@@ -5,8 +5,8 @@ the teacher).
 Why: an ensemble of three NER taggers scores about 0.2-0.4 F1 above its members (Table 10)
 but runs at a third of the speed.  Training one tagger on the gold sentences plus text the
 ensemble tagged passes part of that gain to a model of the usual size, and shows it more
-words in context (Reuters-21578 newswire for CoNLL-2003's Reuters news).  Used by
-`recipes/silver.sh`:
+words in context (Reuters-21578 newswire for CoNLL-2003's Reuters news).  A step of
+`make ner` (and of `make pos-silver`, `make chunk-silver`):
 
     python -m senna.train.silver --teachers A,B,C \
         --text ../shared/data/lm/reuters21578_news.txt.xz \

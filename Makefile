@@ -1,0 +1,158 @@
+# Rebuild the shipped models from the data in $(DATA) (docs/rebuild.md).
+#
+#   make models             the six shipped taggers (not the embeddings: `make embeddings`)
+#   make pos                one of them: pos chunk pt0 ner srl vbs, with what it needs first
+#   make -n models          print every step without running it
+#   make -j2 models         two steps at a time (those that train jackknife folds take turns)
+#   make pos MODELS=runs/rebuild   write POS, VBS or NER elsewhere, e.g. to compare
+#
+# Each target is a file a step writes (a run's history.json appears when it has finished),
+# so a finished step is reused; a step whose recipe, data or inputs are newer runs again,
+# and an interrupted training step resumes from its checkpoint.  Every tagger reads the
+# shipped embeddings: after `make embeddings`, `make models` retrains all six.
+
+DATA ?= ../shared/data
+MODELS ?= senna/models
+PYTHON ?= python
+SENNA := $(PYTHON) -m senna
+EMB := senna/models/embeddings
+# A tagger's input, rebuilt only by `make embeddings` (hours of training), never on the way.
+EMBEDDINGS := $(EMB)/vectors.npz
+# Steps that train jackknife POS folds (CHUNK's and PT0's joint runs, VBS) share the same
+# folds in runs/jackknife/: under -j they take turns (flock, from util-linux; where it is
+# missing, run make without -j).
+JACKKNIFE := $(if $(shell command -v flock),flock runs/.jackknife.lock)
+SHIPPED := senna/models
+MAKEFLAGS += --no-builtin-rules
+
+# The recipes read ../shared/data, and the joint ones (chunk, pt0, srl) write senna/models:
+# other places are refused rather than mixed.
+ifneq ($(abspath $(DATA)),$(abspath ../shared/data))
+$(error DATA must be ../shared/data, the directory recipes/*.json read (link your copy there))
+endif
+ifneq ($(abspath $(MODELS)),$(abspath $(SHIPPED)))
+ifneq ($(filter models chunk pt0 srl,$(or $(MAKECMDGOALS),models)),)
+$(error chunk, pt0 and srl are joint runs whose recipes write $(SHIPPED): MODELS applies to pos, vbs and ner)
+endif
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver
+
+# PT0 and VBS last: under -j2 they would wait for CHUNK's jackknife folds while NER's and
+# SRL's steps can run.
+models: pos chunk ner srl pt0 vbs
+pos: $(MODELS)/pos/weights.npz
+chunk: $(MODELS)/chunk/weights.npz
+pt0: $(MODELS)/pt0/weights.npz
+ner: $(MODELS)/ner/weights.npz
+srl: $(MODELS)/srl/weights.npz
+vbs: $(MODELS)/vbs/weights.npz
+
+# Each model's word-table rows in float16 once it is trained (half the space, dev scores
+# unchanged; weights.npz is replaced atomically, so an interrupted compaction keeps it).
+.PRECIOUS: $(MODELS)/%/weights.npz
+$(MODELS)/%/weights.npz: $(MODELS)/%/history.json
+	$(SENNA) compact $(@D) --rows float16
+
+# --- POS and the taggers that read its tags --------------------------------------------
+
+$(MODELS)/pos/history.json: recipes/pos.json $(EMBEDDINGS)
+	$(SENNA) train --config recipes/pos.json --out $(@D)
+
+VBS_POS := --predicted-columns pos=$(MODELS)/pos
+$(MODELS)/vbs/history.json: recipes/vbs.json $(MODELS)/pos/weights.npz $(EMBEDDINGS) | runs
+	$(JACKKNIFE) $(SENNA) train --config recipes/vbs.json --out $(@D) $(VBS_POS)
+
+# CHUNK and PT0 are each shipped from a run trained jointly with POS and each other.
+JOINT := recipes/pos.json recipes/chunk.json recipes/pt0.json $(SHIPPED)/pos/weights.npz \
+	$(EMBEDDINGS)
+$(SHIPPED)/chunk/history.json: recipes/chunk-pt0.json $(JOINT) | runs
+	$(JACKKNIFE) $(SENNA) train --config recipes/chunk-pt0.json
+$(SHIPPED)/pt0/history.json: recipes/pt0-joint.json $(JOINT) | runs
+	$(JACKKNIFE) $(SENNA) train --config recipes/pt0-joint.json
+
+runs:
+	mkdir -p $@
+
+# --- SRL: trained with the language model, distilled from three SRL runs ---------------
+
+runs/lm/corpus-small/corpus.json:
+	$(SENNA) lm prepare $(DATA)/lm/reuters21578_news.txt.xz \
+	  $(DATA)/lm/enwiki_c_2020_slice.txt.xz --out $(@D)
+
+runs/srl-teachers/srl/ensemble.json: recipes/srl-teachers.json recipes/srl.json \
+		runs/lm/corpus-small/corpus.json $(EMBEDDINGS)
+	$(SENNA) train --config recipes/srl-teachers.json --seeds 1,2,3
+
+$(SHIPPED)/srl/history.json: recipes/srl-lm.json recipes/srl.json \
+		runs/srl-teachers/srl/ensemble.json runs/lm/corpus-small/corpus.json $(EMBEDDINGS) \
+		|
+	$(SENNA) train --config recipes/srl-lm.json
+
+# --- NER: word clusters, three teachers, silver data, a BiLSTM teacher, the student -----
+
+# Cased word clusters of the language model's text (needs gensim: pip install gensim).
+clusters: runs/clusters/clusters.lst
+runs/clusters/clusters.lst:
+	$(SENNA) lm clusters $(DATA)/lm/*.txt.xz --out $(@D)
+
+NER_CL := --features senna+chars+clusters --clusters runs/clusters/clusters.lst
+NER_TEACHERS := runs/ner-teachers/cl-seed3 runs/ner-teachers/cl-seed3-average \
+	runs/ner-teachers/cl-seed2-lr
+runs/ner-teachers/cl-seed3/history.json: NER_OPTIONS :=
+runs/ner-teachers/cl-seed3-average/history.json: NER_OPTIONS := --average 0.9997
+runs/ner-teachers/cl-seed2-lr/history.json: NER_OPTIONS := --seed 2 --lr 0.1
+$(NER_TEACHERS:%=%/history.json): recipes/ner.json runs/clusters/clusters.lst \
+		$(EMBEDDINGS)
+	$(strip $(SENNA) train --config recipes/ner.json --out $(@D) $(NER_CL) $(NER_OPTIONS))
+
+comma := ,
+space := $() $()
+commas = $(subst $(space),$(comma),$(strip $(1)))
+runs/ner-silver/train.conll: $(NER_TEACHERS:%=%/history.json)
+	$(PYTHON) -m senna.train.silver --teachers $(call commas,$(NER_TEACHERS)) \
+	  --text $(DATA)/lm/reuters21578_news.txt.xz --gold $(DATA)/conll2003/eng.train \
+	  --sentences 8000 --out $@
+
+runs/ner-students/bilstm/history.json: recipes/ner-bilstm.json runs/ner-silver/train.conll \
+		runs/clusters/clusters.lst $(EMBEDDINGS)
+	$(SENNA) train --config recipes/ner-bilstm.json
+
+$(MODELS)/ner/history.json: recipes/ner-silver.json runs/ner-students/bilstm/history.json \
+		runs/ner-silver/train.conll runs/clusters/clusters.lst $(EMBEDDINGS)
+	$(SENNA) train --config recipes/ner-silver.json --out $(@D)
+
+# --- Silver files for POS and CHUNK (measured in bench/levers.py, not shipped) -----------
+
+SEEDS := seed1 seed2 seed3
+runs/pos-teachers/seed1/history.json runs/chunk-teachers/seed1/history.json: SEED := 1
+runs/pos-teachers/seed2/history.json runs/chunk-teachers/seed2/history.json: SEED := 2
+runs/pos-teachers/seed3/history.json runs/chunk-teachers/seed3/history.json: SEED := 3
+runs/pos-teachers/%/history.json: recipes/pos.json $(EMBEDDINGS)
+	$(SENNA) train --config recipes/pos.json --out $(@D) --seed $(SEED)
+runs/chunk-teachers/%/history.json: recipes/chunk.json $(EMBEDDINGS)
+	$(SENNA) train --config recipes/chunk.json --out $(@D) --seed $(SEED)
+
+pos-silver: runs/pos-silver/train.pos
+runs/pos-silver/train.pos: $(SEEDS:%=runs/pos-teachers/%/history.json)
+	$(PYTHON) -m senna.train.silver --teachers $(call commas,$(SEEDS:%=runs/pos-teachers/%)) \
+	  --text $(DATA)/lm/enwiki_c_2020_slice.txt.xz --gold $(DATA)/ewt/ewt.train.pos \
+	  --sentences 8000 --out $@
+
+# CHUNK's silver sentences are a file of their own (--extra-train): its dev set is the last
+# tenth of its training file.
+chunk-silver: runs/chunk-silver/silver.txt
+runs/chunk-silver/silver.txt: $(SEEDS:%=runs/chunk-teachers/%/history.json)
+	$(PYTHON) -m senna.train.silver --teachers $(call commas,$(SEEDS:%=runs/chunk-teachers/%)) \
+	  --text $(DATA)/lm/reuters21578_news.txt.xz --sentences 8000 --out $@
+
+# --- The embeddings (section 4's language model; hours on CPU) ---------------------------
+
+runs/lm/corpus/corpus.json:
+	$(SENNA) lm prepare $(DATA)/lm/*.txt.xz --out $(@D)
+
+# Trains the curriculum of recipes/lm.json (a second call resumes it) and exports it.
+embeddings: runs/lm/corpus/corpus.json
+	$(SENNA) lm train --config recipes/lm.json
+	$(SENNA) lm export --model runs/lm/model --to $(EMB) --dtype float16

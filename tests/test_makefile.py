@@ -1,0 +1,128 @@
+"""The top-level Makefile that rebuilds the shipped models: the order of its steps, where
+they write, which steps it reuses, and that the model cards name its targets.  Checked with
+`make -n` (nothing is trained)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from conftest import ROOT
+
+from senna.train.card import MAKE_RECIPES
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+TASKS = ("pos", "chunk", "pt0", "ner", "srl", "vbs")
+
+
+def make(*args: str, cwd=ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=60)
+
+
+def steps(*args: str) -> list[str]:
+    """Every step `make` would run for these targets, finished ones included (-B)."""
+    res = make("-n", "-B", *args)
+    assert res.returncode == 0, res.stderr
+    return res.stdout.replace("\\\n", " ").splitlines()
+
+
+def first(lines: list[str], text: str) -> int:
+    """Index of the first step containing text."""
+    return next(i for i, line in enumerate(lines) if text in line)
+
+
+def test_models_runs_each_step_after_what_it_reads():
+    lines = steps("models")
+    order = [  # (earlier, later)
+        ("--config recipes/pos.json --out senna/models/pos", "compact senna/models/pos "),
+        ("compact senna/models/pos ", "recipes/chunk-pt0.json"),
+        ("compact senna/models/pos ", "recipes/pt0-joint.json"),
+        ("compact senna/models/pos ", "recipes/vbs.json"),
+        ("lm clusters", "runs/ner-teachers/cl-seed3 "),
+        ("runs/ner-teachers/cl-seed2-lr", "senna.train.silver"),
+        ("senna.train.silver", "recipes/ner-bilstm.json"),
+        ("recipes/ner-bilstm.json", "recipes/ner-silver.json"),
+        ("recipes/ner-silver.json", "compact senna/models/ner "),
+        ("--out runs/lm/corpus-small", "recipes/srl-teachers.json --seeds 1,2,3"),
+        ("recipes/srl-teachers.json", "recipes/srl-lm.json"),
+        ("recipes/srl-lm.json", "compact senna/models/srl "),
+    ]
+    for before, after in order:
+        assert first(lines, before) < first(lines, after), (before, after)
+    for task in TASKS:   # every shipped model is compacted after its training
+        assert first(lines, MAKE_RECIPES[task]) < first(lines, f"compact senna/models/{task} ")
+
+
+def test_models_does_not_retrain_the_embeddings():
+    """Hours of training: only `make embeddings` runs it."""
+    assert not any("lm train" in line or "lm export" in line for line in steps("models"))
+    lines = steps("embeddings")
+    assert first(lines, "lm prepare") < first(lines, "lm train --config recipes/lm.json") < \
+        first(lines, "lm export --model runs/lm/model --to senna/models/embeddings")
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_each_target_trains_the_recipe_its_model_card_names(task):
+    lines = steps(task)
+    assert any(f"train --config {MAKE_RECIPES[task]}" in line for line in lines)
+    assert lines[-1] == f"python -m senna compact senna/models/{task} --rows float16"
+
+
+@pytest.mark.skipif(shutil.which("flock") is None, reason="needs flock (util-linux)")
+def test_steps_that_train_jackknife_folds_take_turns_under_j2():
+    """Two jobs training the same fold into runs/jackknife/ at once would corrupt it: every
+    step whose recipe (or a joint recipe's task) jackknifes holds one lock."""
+    def jackknifes(recipe: str) -> bool:
+        settings = json.loads((ROOT / recipe).read_text())
+        tasks = settings.get("tasks", {}).values()
+        names = [t if isinstance(t, str) else t["recipe"] for t in tasks]
+        return bool(settings.get("jackknife")) or any(jackknifes(f"recipes/{n}") for n in names)
+
+    checked = 0
+    for line in steps("models"):
+        if " train --config " in line:
+            recipe = line.split(" train --config ")[1].split()[0]
+            assert line.startswith("flock runs/.jackknife.lock ") == jackknifes(recipe), line
+            checked += jackknifes(recipe)
+    assert checked == 3   # CHUNK's and PT0's joint runs, VBS
+
+
+def test_models_variable_writes_pos_vbs_and_ner_elsewhere(tmp_path):
+    lines = steps("pos", "vbs", "ner", f"MODELS={tmp_path}")
+    assert f"python -m senna train --config recipes/pos.json --out {tmp_path}/pos" in lines
+    assert f"python -m senna compact {tmp_path}/pos --rows float16" in lines
+    vbs = lines[first(lines, "recipes/vbs.json")]
+    assert f"--out {tmp_path}/vbs --predicted-columns pos={tmp_path}/pos" in vbs
+    assert any(line.endswith(f"recipes/ner-silver.json --out {tmp_path}/ner") for line in lines)
+    assert not any("senna/models/" in line and "embeddings" not in line for line in lines)
+
+
+@pytest.mark.parametrize("args", [["chunk", "MODELS=elsewhere"], ["MODELS=elsewhere"],
+                                  ["pos", "DATA=/nowhere"]])
+def test_places_the_recipes_cannot_follow_are_refused_in_one_line(args):
+    res = make("-n", *args)
+    assert res.returncode != 0 and res.stdout == ""
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert "MODELS applies to pos, vbs and ner" in res.stderr or "DATA must be" in res.stderr
+
+
+def test_a_finished_step_is_reused_until_its_recipe_changes(tmp_path):
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    files = ["recipes/pos.json", "senna/models/embeddings/vectors.npz",
+             "senna/models/pos/history.json", "senna/models/pos/weights.npz"]
+    for age, name in enumerate(files):   # each file newer than the one before
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}")
+        os.utime(path, (1_000_000 + age, 1_000_000 + age))
+    res = make("-n", "pos", cwd=tmp_path)
+    assert res.returncode == 0 and "train" not in res.stdout and "compact" not in res.stdout
+    os.utime(tmp_path / "recipes/pos.json", (2_000_000, 2_000_000))
+    res = make("-n", "pos", cwd=tmp_path)
+    assert res.stdout.splitlines() == [
+        "python -m senna train --config recipes/pos.json --out senna/models/pos",
+        "python -m senna compact senna/models/pos --rows float16"]
