@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import io
 import os
 import select
 import sys
@@ -23,7 +22,7 @@ from senna import __version__
 from senna.api import Tagger, load, pretokenized_document, raw_document
 from senna.cli.args import Parser, UsageError
 from senna.document import Document
-from senna.io.output import FORMATS, OutputOptions, format_documents
+from senna.io.output import FORMATS, OutputOptions, iter_formatted, write_chunks
 from senna.tagset import DEFAULT_TAGSET, TAGSETS
 from senna.tasks import DEFAULT_TASKS, TASKS, normalize_tasks
 
@@ -248,12 +247,7 @@ class Stream:
         if not docs:
             return
         tagged = self.tagger.tag_documents(docs, preds)
-        text = format_documents(tagged, self.fmt, self.opts)
-        if isinstance(self.out, io.TextIOBase):
-            self.out.write(text)
-        else:
-            self.out.write(text.encode("utf-8"))
-        self.out.flush()
+        write_chunks(self.out, iter_formatted(tagged, self.fmt, self.opts))
         self.sentences += sum(len(d.sentences) for d in docs)
         self.tokens += sum(len(s.tokens) for d in docs for s in d.sentences)
 
