@@ -32,12 +32,12 @@ from functools import lru_cache
 from itertools import accumulate, chain, repeat
 from typing import BinaryIO, TextIO
 
-from senna.document import Document, Sentence
+from senna.document import Document, Sentence, Token
 from senna.integrations.allennlp import write_allennlp
 from senna.tags import RoleTags, convert, tags_to_brackets
 from senna.tasks import DEFAULT_TASKS, TASKS
 from senna.text.invisible import INVISIBLE_CHARS, visible
-from senna.text.pieces import MAX_WORDS, piece_bounds, token_ranges
+from senna.text.pieces import MAX_WORDS, piece_bounds, token_groups
 
 SCHEMES = ("iobes", "iob", "brackets")
 COLUMN_TASKS = tuple(t.name for t in TASKS.values() if not t.per_predicate)
@@ -113,11 +113,30 @@ def sentence_columns(sent: Sentence, opts: OutputOptions) -> list[list[str]]:
     return cols
 
 
+class _TokenSlice(Sequence[Token]):
+    """Tokens [start, end) of a sentence's tokens, read only when needed: the column
+    formats read only the words, so tokens made when first read (`SpacedTokens`) are
+    not all made for a long sentence written in pieces."""
+
+    __slots__ = ("end", "start", "tokens")
+
+    def __init__(self, tokens: Sequence[Token], start: int, end: int):
+        self.tokens, self.start, self.end = tokens, start, end
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self.tokens[self.start + j] for j in range(*i.indices(len(self)))]
+        return self.tokens[self.start + range(len(self))[i]]
+
+
 def _piece(sent: Sentence, start: int, end: int) -> Sentence:
     """Words [start, end) of a sentence as a sentence, with the predicates among them."""
     frames = [(p, r) for p, r in zip(sent.predicates, sent.roles, strict=True)
               if start <= p < end]
-    tokens = sent.tokens[start:end] if sent.tokens is not None else None
+    tokens = _TokenSlice(sent.tokens, start, end) if sent.tokens is not None else None
     return Sentence(sent.words[start:end], {k: v[start:end] for k, v in sent.columns.items()},
                     [p - start for p, _ in frames], [list(r[start:end]) for _, r in frames],
                     sent.doc, tokens, sent.source)
@@ -131,25 +150,25 @@ def _confined(tags: Sequence[str], start: int, end: int) -> bool:
             and list(tags[end:]).count("O") == len(tags) - end)
 
 
-def output_sentences(sent: Sentence) -> list[Sentence]:
+def output_sentences(sent: Sentence) -> Iterator[Sentence]:
     """The sentences a sentence is written as: its pieces (`piece_bounds`) when it is longer
     than MAX_WORDS, else itself.  One whose role columns reach outside their predicate's
     piece (tagged with a larger `Pipeline.max_words`, or read from a file) stays whole, so
-    that nothing is lost."""
+    that nothing is lost.  The pieces are made as they are read."""
     if len(sent.words) <= MAX_WORDS:
-        return [sent]
+        return iter([sent])
     cuts = piece_bounds(sent.words)
     starts = [a for a, _ in cuts]
     for p, tags in zip(sent.predicates, sent.roles, strict=True):
         if not _confined(tags, *cuts[bisect_right(starts, p) - 1]):
-            return [sent]
-    return [_piece(sent, a, b) for a, b in cuts]
+            return iter([sent])
+    return (_piece(sent, a, b) for a, b in cuts)
 
 
-def _nonempty(docs: Iterable[Document]) -> list[Sentence]:
+def _nonempty(docs: Iterable[Document]) -> Iterator[Sentence]:
     """Sentences with tokens (an empty one would print a lone blank line), long ones as
     their pieces."""
-    return [p for d in docs for s in d.sentences if s.tokens for p in output_sentences(s)]
+    return (p for d in docs for s in d.sentences if s.tokens for p in output_sentences(s))
 
 
 def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
@@ -183,11 +202,9 @@ def _column_chunks(docs: Sequence[Document], opts: OutputOptions, padded: bool
     a chunk's token lines come from one map of the line format over the fields (the
     printf-style format does the padding and joining in C); role columns vary in number,
     so those sentences go one by one."""
-    sents = _nonempty(docs)
     roles = any(t in opts.tasks for t in ROLE_TASKS)
-    groups = ([s] for s in sents) if roles else (
-        sents[lo:hi] for lo, hi in token_ranges([len(s.words) for s in sents], CHUNK_LINES))
-    for group in groups:
+    for group in token_groups(_nonempty(docs), lambda s: len(s.words),
+                              1 if roles else CHUNK_LINES):
         cols = sentence_columns(group[0], opts) if roles else _columns(group, opts)
         widths = _widths(opts, len(cols)) if padded else [0] * len(cols)
         yield "".join(map(_line_format(tuple(widths)).__mod__,
@@ -297,14 +314,14 @@ def _document_chunks(docs: Sequence[Document], writer: Callable[[Document, Outpu
     """A writer's text per document, long sentences as their pieces; `per_sentence`: per
     sentence (writers whose documents are their sentences' texts joined)."""
     for doc in docs:
-        if all(len(s.words) <= MAX_WORDS for s in doc.sentences):
-            parts = doc.sentences
-        else:
-            parts = [p for s in doc.sentences for p in output_sentences(s)]
+        parts: Iterable[Sentence] = doc.sentences
+        if any(len(s.words) > MAX_WORDS for s in doc.sentences):
+            parts = (p for s in doc.sentences for p in output_sentences(s))
         if per_sentence:
             yield from (writer(Document(doc.text, [s]), opts) for s in parts)
         else:
-            yield writer(doc if parts is doc.sentences else Document(doc.text, parts), opts)
+            yield writer(doc if parts is doc.sentences else Document(doc.text, list(parts)),
+                         opts)
 
 
 def write_chunks(out: BinaryIO | TextIO, chunks: Iterable[str]) -> int:

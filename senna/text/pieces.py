@@ -14,9 +14,12 @@ of equal length.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
 
-__all__ = ["BOUNDARIES", "MAX_WORDS", "piece_bounds", "token_ranges"]
+__all__ = ["BOUNDARIES", "MAX_WORDS", "piece_bounds", "token_groups", "token_ranges"]
+
+T = TypeVar("T")
 
 MAX_WORDS = 128
 # Tokens after which a cut is best, strongest first.
@@ -53,14 +56,26 @@ def piece_bounds(words: Sequence[str], limit: int = MAX_WORDS) -> list[tuple[int
     return out
 
 
-def token_ranges(lengths: Sequence[int], max_tokens: int) -> Iterator[tuple[int, int]]:
-    """Consecutive [lo, hi) groups of at most `max_tokens` tokens (network passes, chunks
-    of written output); a longer sentence gets a group of its own."""
-    lo, total = 0, 0
-    for i, n in enumerate(lengths):
-        if i > lo and total + n > max_tokens:
-            yield lo, i
-            lo, total = i, 0
+def token_groups(items: Iterable[T], size: Callable[[T], int], most: int) -> Iterator[list[T]]:
+    """Consecutive groups of items whose sizes add up to at most `most` (an item larger than
+    that gets a group of its own), read lazily: network passes, chunks of written output."""
+    group: list[T] = []
+    total = 0
+    for item in items:
+        n = size(item)
+        if group and total + n > most:
+            yield group
+            group, total = [], 0
+        group.append(item)
         total += n
-    if lo < len(lengths):
-        yield lo, len(lengths)
+    if group:
+        yield group
+
+
+def token_ranges(lengths: Sequence[int], max_tokens: int) -> Iterator[tuple[int, int]]:
+    """Consecutive [lo, hi) groups of sentences of at most `max_tokens` tokens in all
+    (`token_groups` of their lengths)."""
+    lo = 0
+    for group in token_groups(lengths, int, max_tokens):
+        yield lo, lo + len(group)
+        lo += len(group)
