@@ -1,9 +1,9 @@
 """`senna [options] < input > output`: the tagger, with SENNA v3.0's options.
 
 Input is read from stdin line by line and streamed: output for a batch of sentences is
-written (in chunks, every write checked: `write_chunks`) and flushed as soon as `--batch-size` sentences are pending, when the input pauses
-(no more bytes ready to read, e.g. at an interactive prompt), or at EOF, so memory stays
-bounded for endless streams.
+written (in chunks, every write checked: `write_chunks`) and flushed as soon as
+`--batch-size` sentences are pending, when the input pauses (no more bytes ready to read,
+e.g. at an interactive prompt), or at EOF, so memory stays bounded for endless streams.
 """
 
 from __future__ import annotations
