@@ -79,16 +79,18 @@ def length_buckets(lengths: Sequence[int], max_tokens: int, ratio: float = 1.25,
 
 
 def _joined(columns: list[Columns], cuts: list[list[tuple[int, int]]]) -> list[Columns]:
-    """Pieces' tag columns -> their sentences' (`cuts`: each sentence's pieces)."""
-    out, parts = [], iter(columns)
+    """Pieces' tag columns -> their sentences' (`cuts`: each sentence's pieces).  A
+    sentence's first piece's lists grow in place and the others are let go as they are
+    read, so that a long sentence's columns are not held twice."""
+    out, k = [], 0
     for c in cuts:
-        first = next(parts)
-        if len(c) > 1:
-            first = {k: list(v) for k, v in first.items()}
-            for part in (next(parts) for _ in c[1:]):
-                for k, v in part.items():
-                    first[k] += v
+        first = columns[k]
+        for j in range(k + 1, k + len(c)):
+            for name, tags in columns[j].items():
+                first[name] += tags
+            columns[j] = {}
         out.append(first)
+        k += len(c)
     return out
 
 
