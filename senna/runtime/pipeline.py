@@ -96,18 +96,24 @@ def _joined(columns: list[Columns], cuts: list[list[tuple[int, int]]]) -> list[C
 
 def _joined_roles(roles: list[Roles], cuts: list[list[tuple[int, int]]]) -> list[Roles]:
     """Pieces' role columns -> their sentences': a predicate's column is O outside its
-    piece, held in proportion to the piece (`RoleTags`)."""
-    out, parts = [], iter(roles)
+    piece, held in proportion to the piece (`RoleTags`); the pieces' are let go as they
+    are read."""
+    out, k = [], 0
     for c in cuts:
         if len(c) == 1:
-            out.append(next(parts))
-            continue
-        n, frames = c[-1][1], {}
-        for a, _ in c:
-            for p, tags in next(parts).items():
-                lo, inner = (tags.start, tags.tags) if isinstance(tags, RoleTags) else (0, tags)
-                frames[a + p] = RoleTags(n, a + lo, inner)
-        out.append(frames)
+            out.append(roles[k])
+        else:
+            n, frames = c[-1][1], {}
+            for j, (a, _) in enumerate(c, k):
+                for p, tags in roles[j].items():
+                    if isinstance(tags, RoleTags):
+                        tags.length, tags.start = n, a + tags.start
+                        frames[a + p] = tags
+                    else:
+                        frames[a + p] = RoleTags(n, a, tags)
+                roles[j] = {}
+            out.append(frames)
+        k += len(c)
     return out
 
 
