@@ -245,3 +245,21 @@ def test_a_closed_pipe_stays_quiet(models, tmp_path):
         proc.stdout.close()
         assert proc.wait(timeout=120) == 0
         assert proc.stderr.read() == b""
+
+
+def test_the_server_tags_a_long_sentence_in_pieces(models, monkeypatch):
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    from starlette.testclient import TestClient
+
+    from senna.serve.app import Limits, create_app
+
+    words = line_of(4 * MAX_WORDS)
+    seen = record_lengths(monkeypatch)
+    app = create_app(load(models, ALL), Limits(max_body_bytes=100_000, max_tokens=5000))
+    with TestClient(app) as client:
+        r = client.post("/tag", json={"text": " ".join(words)})
+    assert r.status_code == 200, r.text
+    got = r.json()["sentences"]
+    assert [t["text"] for s in got for t in s["tokens"]] == words
+    assert seen and max(seen) <= MAX_WORDS
