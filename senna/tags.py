@@ -88,8 +88,14 @@ class RoleTags(Sequence[str]):
         return chain(repeat("O", self.start), self.tags, repeat("O", tail))
 
     def __getitem__(self, i):  # type: ignore[override]
-        if isinstance(i, slice):
-            return list(self)[i]
+        if isinstance(i, slice):        # in proportion to the slice, not the column
+            lo, hi, step = i.indices(self.length)
+            if step != 1:
+                return list(self)[i]
+            hi, s = max(lo, hi), self.start
+            before = max(0, min(hi, s) - lo)
+            inner = self.tags[max(lo, s) - s : max(0, min(hi, s + len(self.tags)) - s)]
+            return ["O"] * before + inner + ["O"] * (hi - lo - before - len(inner))
         j = range(self.length)[i] - self.start        # IndexError outside the column
         return self.tags[j] if 0 <= j < len(self.tags) else "O"
 

@@ -1,16 +1,15 @@
 """`senna [options] < input > output`: the tagger, with SENNA v3.0's options.
 
 Input is read from stdin line by line and streamed: output for a batch of sentences is
-written and flushed as soon as `--batch-size` sentences are pending, when the input pauses
-(no more bytes ready to read, e.g. at an interactive prompt), or at EOF, so memory stays
-bounded for endless streams.
+written (in chunks, every write checked: `write_chunks`) and flushed as soon as
+`--batch-size` sentences are pending, when the input pauses (no more bytes ready to read,
+e.g. at an interactive prompt), or at EOF, so memory stays bounded for endless streams.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import io
 import os
 import select
 import sys
@@ -23,11 +22,12 @@ from senna import __version__
 from senna.api import Tagger, load, pretokenized_document, raw_document
 from senna.cli.args import Parser, UsageError
 from senna.document import Document
-from senna.io.output import FORMATS, OutputOptions, format_documents
+from senna.io.output import FORMATS, OutputOptions, iter_formatted, write_chunks
 from senna.tagset import DEFAULT_TAGSET, TAGSETS
 from senna.tasks import DEFAULT_TASKS, TASKS, normalize_tasks
+from senna.text.pieces import MAX_WORDS
 
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 Tag text read from stdin (UTF-8; invalid bytes are replaced by U+FFFD) with POS, chunks (CHK),
 named entities (NER), PT0 (SENNA's shallow-parse feature) and semantic roles (SRL).
 Raw-text mode (default): each input line is a paragraph, split into sentences and tokens;
@@ -36,7 +36,10 @@ space-separated tokens. SRL predicates come from the verb detector (VBS, as in S
 -posvbs (words the POS tagger tagged VB*) or -usrvbs (given positions) says otherwise.
 Control characters, zero-width characters and a byte-order mark are left out of tokens
 (offsets still index the line), and with -usrtokens so are spaces at a token's edge (a
-no-break space may sit inside one): a token made of them alone is dropped."""
+no-break space may sit inside one): a token made of them alone is dropped.
+A sentence longer than {MAX_WORDS} tokens is tagged and written as pieces of at most {MAX_WORDS} (an
+SRL predicate gets roles within its piece), so memory stays bounded whatever a line holds;
+output that cannot be written in full (a full disk) ends the run with an error."""
 
 
 GC_THRESHOLD = 50_000   # allocations between collections of the youngest generation
@@ -264,12 +267,7 @@ class Stream:
         if not docs:
             return
         tagged = self.tagger.tag_documents(docs, preds)
-        text = format_documents(tagged, self.fmt, self.opts)
-        if isinstance(self.out, io.TextIOBase):
-            self.out.write(text)
-        else:
-            self.out.write(text.encode("utf-8"))
-        self.out.flush()
+        write_chunks(self.out, iter_formatted(tagged, self.fmt, self.opts))
         self.sentences += sum(len(d.sentences) for d in docs)
         self.tokens += sum(len(s.tokens) for d in docs for s in d.sentences)
 

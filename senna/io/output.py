@@ -8,6 +8,12 @@ column per predicate.  `offsets` adds `(start end)` after the token (character o
 the input line).  Columns are joined by tabs, so with `tokens=False` a line starts with the
 first tag (no leading tab).  Longer fields are never truncated.
 
+A sentence longer than senna.text.pieces.MAX_WORDS words is written as the pieces the
+tagger tagged it in (`output_sentences`), each a sentence of its own, in every format: a
+sentence's role columns run over all its words, so one long sentence written whole would
+take words x predicates fields.  Output comes in chunks of a bounded size
+(`iter_formatted`), for writers that stream.
+
 Tag schemes (CHK, NER, PT0, SRL; POS is unchanged): "iobes" (default, as SENNA),
 "iob" (IOB2, SENNA's -iobtags) or "brackets" (SENNA's -brackettags: `(NP*`, `*`, `*)`).
 `conll` uses the same columns tab-separated without padding; `conllu` puts POS in XPOS and
@@ -17,18 +23,22 @@ the requested tasks) per line.
 
 from __future__ import annotations
 
+import io
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, chain, repeat
+from typing import BinaryIO, TextIO
 
-from senna.document import Document, Sentence
+from senna.document import Document, Sentence, Token
 from senna.integrations.allennlp import write_allennlp
-from senna.tags import convert, tags_to_brackets
+from senna.tags import RoleTags, convert, tags_to_brackets
 from senna.tasks import DEFAULT_TASKS, TASKS
 from senna.text.invisible import INVISIBLE_CHARS, visible
+from senna.text.pieces import MAX_WORDS, piece_bounds, token_groups
 
 SCHEMES = ("iobes", "iob", "brackets")
 COLUMN_TASKS = tuple(t.name for t in TASKS.values() if not t.per_predicate)
@@ -38,6 +48,7 @@ FORMATS = ("senna", "conll", "conllu", "json", "allennlp")
 # line breaks (U+0085, U+2028, U+2029) and invisible characters (C1 controls, DEL, bidi
 # and zero-width characters); escaped as \uXXXX, so the parsed JSON is unchanged.
 _JSON_ESCAPE = re.compile(f"[\x85\u2028\u2029{INVISIBLE_CHARS}]")
+CHUNK_LINES = 8192   # token lines per chunk of column-format output (about 1 MB)
 
 
 @dataclass(frozen=True)
@@ -103,9 +114,62 @@ def sentence_columns(sent: Sentence, opts: OutputOptions) -> list[list[str]]:
     return cols
 
 
-def _nonempty(docs: Iterable[Document]) -> list[Sentence]:
-    """Sentences with tokens: an empty one would print a lone blank line."""
-    return [s for d in docs for s in d.sentences if s.tokens]
+class _TokenSlice(Sequence[Token]):
+    """Tokens [start, end) of a sentence's tokens, read only when needed: the column
+    formats read only the words, so tokens made when first read (`SpacedTokens`) are
+    not all made for a long sentence written in pieces."""
+
+    __slots__ = ("end", "start", "tokens")
+
+    def __init__(self, tokens: Sequence[Token], start: int, end: int):
+        self.tokens, self.start, self.end = tokens, start, end
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self.tokens[self.start + j] for j in range(*i.indices(len(self)))]
+        return self.tokens[self.start + range(len(self))[i]]
+
+
+def _piece(sent: Sentence, start: int, end: int) -> Sentence:
+    """Words [start, end) of a sentence as a sentence, with the predicates among them."""
+    frames = [(p, r) for p, r in zip(sent.predicates, sent.roles, strict=True)
+              if start <= p < end]
+    tokens = _TokenSlice(sent.tokens, start, end) if sent.tokens is not None else None
+    return Sentence(sent.words[start:end], {k: v[start:end] for k, v in sent.columns.items()},
+                    [p - start for p, _ in frames], [list(r[start:end]) for _, r in frames],
+                    sent.doc, tokens, sent.source)
+
+
+def _confined(tags: Sequence[str], start: int, end: int) -> bool:
+    """Whether a role column is O outside words [start, end)."""
+    if isinstance(tags, RoleTags):
+        return start <= tags.start and tags.start + len(tags.tags) <= end
+    return (list(tags[:start]).count("O") == start
+            and list(tags[end:]).count("O") == len(tags) - end)
+
+
+def output_sentences(sent: Sentence) -> Iterator[Sentence]:
+    """The sentences a sentence is written as: its pieces (`piece_bounds`) when it is longer
+    than MAX_WORDS, else itself.  One whose role columns reach outside their predicate's
+    piece (tagged with a larger `Pipeline.max_words`, or read from a file) stays whole, so
+    that nothing is lost.  The pieces are made as they are read."""
+    if len(sent.words) <= MAX_WORDS:
+        return iter([sent])
+    cuts = piece_bounds(sent.words)
+    starts = [a for a, _ in cuts]
+    for p, tags in zip(sent.predicates, sent.roles, strict=True):
+        if not _confined(tags, *cuts[bisect_right(starts, p) - 1]):
+            return iter([sent])
+    return (_piece(sent, a, b) for a, b in cuts)
+
+
+def _nonempty(docs: Iterable[Document]) -> Iterator[Sentence]:
+    """Sentences with tokens (an empty one would print a lone blank line), long ones as
+    their pieces."""
+    return (p for d in docs for s in d.sentences if s.tokens for p in output_sentences(s))
 
 
 def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
@@ -132,22 +196,24 @@ def _sentence_ends(sents: Sequence[Sentence]) -> list[str]:
     return ends
 
 
-def _write_columns(docs: Sequence[Document], opts: OutputOptions, padded: bool) -> str:
-    """The senna (`padded`: printf widths) and conll layouts.  Without role columns every
-    sentence has the same columns, so all the documents' token lines come from one map of
-    the line format over the fields (the printf-style format does the padding and joining
-    in C); role columns vary in number, so those sentences go one by one."""
-    sents = _nonempty(docs)
-    if not sents:
-        return ""
+def _column_chunks(docs: Sequence[Document], opts: OutputOptions, padded: bool
+                   ) -> Iterator[str]:
+    """The senna (`padded`: printf widths) and conll layouts, CHUNK_LINES token lines or
+    one sentence at a time.  Without role columns every sentence has the same columns, so
+    a chunk's token lines come from one map of the line format over the fields (the
+    printf-style format does the padding and joining in C); role columns vary in number,
+    so those sentences go one by one."""
     roles = any(t in opts.tasks for t in ROLE_TASKS)
-    out: list[str] = []
-    for group in ([s] for s in sents) if roles else [sents]:
+    for group in token_groups(_nonempty(docs), lambda s: len(s.words),
+                              1 if roles else CHUNK_LINES):
         cols = sentence_columns(group[0], opts) if roles else _columns(group, opts)
         widths = _widths(opts, len(cols)) if padded else [0] * len(cols)
-        out += map(_line_format(tuple(widths)).__mod__, zip(*cols, _sentence_ends(group),
-                                                            strict=True))
-    return "".join(out)
+        yield "".join(map(_line_format(tuple(widths)).__mod__,
+                          zip(*cols, _sentence_ends(group), strict=True)))
+
+
+def _write_columns(docs: Sequence[Document], opts: OutputOptions, padded: bool) -> str:
+    return "".join(_column_chunks(docs, opts, padded))
 
 
 def write_senna(doc: Document, opts: OutputOptions) -> str:
@@ -229,10 +295,62 @@ def format_document(doc: Document, fmt: str = "senna", opts: OutputOptions | Non
 def format_documents(docs: Sequence[Document], fmt: str = "senna",
                      opts: OutputOptions | None = None) -> str:
     """Documents one after the other in `fmt`: what `format_document` gives for each,
-    joined; the column layouts format the batch at once (`_write_columns`)."""
+    joined (`iter_formatted`'s chunks)."""
+    return "".join(iter_formatted(docs, fmt, opts))
+
+
+def iter_formatted(docs: Sequence[Document], fmt: str = "senna",
+                   opts: OutputOptions | None = None) -> Iterator[str]:
+    """`format_documents` in chunks, for writers that stream: CHUNK_LINES token lines of
+    the column layouts, one sentence of conllu and allennlp, one document of json (one
+    line per document)."""
     if fmt not in WRITERS:
         raise ValueError(f"output format must be one of {FORMATS}, got {fmt!r}")
     opts = opts or OutputOptions()
     if fmt in ("senna", "conll"):
-        return _write_columns(docs, opts, padded=fmt == "senna")
-    return "".join(WRITERS[fmt](doc, opts) for doc in docs)
+        return _column_chunks(docs, opts, padded=fmt == "senna")
+    return _document_chunks(docs, WRITERS[fmt], opts, per_sentence=fmt != "json")
+
+
+def _document_chunks(docs: Sequence[Document], writer: Callable[[Document, OutputOptions], str],
+                     opts: OutputOptions, per_sentence: bool) -> Iterator[str]:
+    """A writer's text per document, long sentences as their pieces; `per_sentence`: per
+    sentence (writers whose documents are their sentences' texts joined)."""
+    for doc in docs:
+        parts: Iterable[Sentence] = doc.sentences
+        if any(len(s.words) > MAX_WORDS for s in doc.sentences):
+            parts = (p for s in doc.sentences for p in output_sentences(s))
+        if per_sentence:
+            yield from (writer(Document(doc.text, [s]), opts) for s in parts)
+        else:
+            yield writer(doc if parts is doc.sentences else Document(doc.text, list(parts)),
+                         opts)
+
+
+def write_chunks(out: BinaryIO | TextIO, chunks: Iterable[str]) -> int:
+    """Write text chunks to a stream (a binary one gets UTF-8), each one whole, then flush
+    it; return the bytes (characters, for a text stream) written.  What `write` says it
+    took counts (None: all of it, as for streams whose `write` returns nothing): a stream
+    that takes part of a chunk is given the rest; one that takes nothing, or fails, raises
+    OSError saying how much of the output it took, so that output is never cut short
+    silently.  BrokenPipeError passes unchanged (the reader has gone: `| head`)."""
+    text = isinstance(out, io.TextIOBase)
+    total = 0
+    try:
+        for chunk in chunks:
+            data: str | memoryview = chunk if text else memoryview(chunk.encode("utf-8"))
+            done = 0
+            while done < len(data):
+                n = out.write(data[done:])  # type: ignore[arg-type]
+                n = len(data) - done if n is None else n
+                if n <= 0:
+                    raise OSError(0, "the stream took nothing more (is the device full?)")
+                done += n
+                total += n
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise OSError(f"could not write the output after {total:,} "
+                      f"{'characters' if text else 'bytes'}: {e.strerror or e}") from None
+    return total

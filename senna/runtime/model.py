@@ -14,6 +14,7 @@ from senna.io.checkpoint import ModelError, SavedModel, load_model
 from senna.runtime import kernels
 from senna.runtime.chars import bound, char_tables
 from senna.tags import split_tag
+from senna.text.pieces import MAX_WORDS
 from senna.vocab import TagSet
 
 # SRL on long sentences.  A predicate's row costs time in proportion to the words it
@@ -25,8 +26,10 @@ from senna.vocab import TagSet
 # holds 97.2% of the training set's arguments whole (1,929 of 67,731 reach further; dev:
 # 152 of 7,921); the max over time costs the square of the row's length, and 20 is what
 # keeps a long sentence's cost per word within twice that of the same words as ordinary
-# sentences (bench/scaling.py; 30 words would cost 2.4 times).
-SRL_EXACT = 128
+# sentences (bench/scaling.py; 30 words would cost 2.4 times).  SRL_EXACT is the length
+# beyond which the pipeline tags a sentence in pieces (senna.text.pieces): rows in those
+# pieces cover the window too.
+SRL_EXACT = MAX_WORDS
 SRL_RADIUS = 20
 
 
@@ -144,10 +147,11 @@ class TaskModel:
         return [names[e - n : e] for e, n in zip(ends, lengths.tolist(), strict=True)]
 
     @staticmethod
-    def role_window(length: int, predicate: int) -> tuple[int, int]:
-        """Words [lo, hi) a predicate's row covers: the whole sentence up to SRL_EXACT
-        words, else those at most SRL_RADIUS away."""
-        if length <= SRL_EXACT:
+    def role_window(length: int, predicate: int, whole: bool | None = None
+                    ) -> tuple[int, int]:
+        """Words [lo, hi) a predicate's row covers: the whole sentence (`whole`; by
+        default, up to SRL_EXACT words), else those at most SRL_RADIUS away."""
+        if length <= SRL_EXACT if whole is None else whole:
             return 0, length
         return max(0, predicate - SRL_RADIUS), min(length, predicate + SRL_RADIUS + 1)
 

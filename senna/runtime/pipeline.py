@@ -8,14 +8,17 @@ model runs once over a whole batch of sentences (split only beyond `max_tokens` 
 bound memory) and decodes it in buckets of similar sentence length; SRL takes the
 predicates of all sentences together, in buckets of similar length.
 
-Unlike SENNA, sentences are never cut at 1024 tokens: window models are linear in length,
-and so is SRL, whose rows cover a bounded window around the predicate in long sentences
-(senna.runtime.model.SRL_EXACT, SRL_RADIUS).
+A sentence longer than `max_words` (senna.text.pieces.MAX_WORDS, 128) is tagged as its
+pieces (`piece_bounds`), each a sentence of its own, and put together again: the words,
+tokens and tag columns are the whole sentence's, and a predicate's role column is O outside
+its piece.  So memory and time per word are bounded whatever one line holds (SRL costs the
+square of its sentence's length), in every entry point: the CLI, the API, tag-corpus and the
+server all tag through `annotate`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -27,10 +30,12 @@ from senna.runtime.model import SRL_EXACT, TaskModel
 from senna.runtime.predict import in_documents
 from senna.tags import RoleTags
 from senna.tasks import ALIASES, DEFAULT_TASKS, PREDICATE_RULES, TASKS, normalize_tasks
+from senna.text.pieces import MAX_WORDS, piece_bounds, token_ranges
 
 __all__ = ["DEFAULT_TASKS", "Pipeline", "default_model_dir", "normalize_tasks"]
 
 Columns = dict[str, list[str]]
+Roles = dict[int, Sequence[str]]
 PIECE = 512   # SRL on long sentences: predicates of this many words share one network pass
 SRL_CELLS = 4096  # SRL rows x words per network pass: bounds its memory (about 10 MB)
 
@@ -45,19 +50,6 @@ def _slice(columns: Columns, start: int, end: int, length: int) -> Columns:
 def default_model_dir() -> Path:
     """Shipped models: senna/models/<task>/."""
     return Path(__file__).resolve().parent.parent / "models"
-
-
-def token_ranges(lengths: Sequence[int], max_tokens: int) -> Iterator[tuple[int, int]]:
-    """Consecutive [lo, hi) groups of at most `max_tokens` tokens (network passes); a
-    longer sentence gets a group of its own."""
-    lo, total = 0, 0
-    for i, n in enumerate(lengths):
-        if i > lo and total + n > max_tokens:
-            yield lo, i
-            lo, total = i, 0
-        total += n
-    if lo < len(lengths):
-        yield lo, len(lengths)
 
 
 # Tokens per window-network and Viterbi pass.  Viterbi takes one step per position of the
@@ -86,14 +78,55 @@ def length_buckets(lengths: Sequence[int], max_tokens: int, ratio: float = 1.25,
     return buckets
 
 
+def _joined(columns: list[Columns], cuts: list[list[tuple[int, int]]]) -> list[Columns]:
+    """Pieces' tag columns -> their sentences' (`cuts`: each sentence's pieces).  A
+    sentence's first piece's lists grow in place and the others are let go as they are
+    read, so that a long sentence's columns are not held twice."""
+    out, k = [], 0
+    for c in cuts:
+        first = columns[k]
+        for j in range(k + 1, k + len(c)):
+            for name, tags in columns[j].items():
+                first[name] += tags
+            columns[j] = {}
+        out.append(first)
+        k += len(c)
+    return out
+
+
+def _joined_roles(roles: list[Roles], cuts: list[list[tuple[int, int]]]) -> list[Roles]:
+    """Pieces' role columns -> their sentences': a predicate's column is O outside its
+    piece, held in proportion to the piece (`RoleTags`); the pieces' are let go as they
+    are read."""
+    out, k = [], 0
+    for c in cuts:
+        if len(c) == 1:
+            out.append(roles[k])
+        else:
+            n, frames = c[-1][1], {}
+            for j, (a, _) in enumerate(c, k):
+                for p, tags in roles[j].items():
+                    if isinstance(tags, RoleTags):
+                        tags.length, tags.start = n, a + tags.start
+                        frames[a + p] = tags
+                    else:
+                        frames[a + p] = RoleTags(n, a, tags)
+                roles[j] = {}
+            out.append(frames)
+        k += len(c)
+    return out
+
+
 class Pipeline:
     """Loaded models for `tasks` and the ones they depend on; `tag` runs the cascade."""
 
     def __init__(self, model_dir: str | Path | None = None,
                  tasks: str | Sequence[str] = DEFAULT_TASKS,
                  models: Mapping[str, TaskModel] | None = None, max_tokens: int = MAX_TOKENS,
-                 predicates: str = "auto", documents: bool = True):
-        """`predicates`: where per-predicate tasks (SRL) find their predicates when none are
+                 predicates: str = "auto", documents: bool = True,
+                 max_words: int = MAX_WORDS):
+        """`max_words`: longer sentences are tagged in pieces (module doc).
+        `predicates`: where per-predicate tasks (SRL) find their predicates when none are
         given: "auto" (the first of the task's `predicate_sources` whose model is at hand:
         the verb detector, else the POS rule) or one of `senna.tasks.PREDICATE_RULES`.
         `documents`: give each name one type per document, for tasks whose table entry
@@ -106,6 +139,9 @@ class Pipeline:
         self.predicate_choice = predicates
         self.predicate_source: dict[str, str] = {}
         self.max_tokens = max_tokens
+        if max_words < 1:
+            raise ValueError(f"max_words must be at least 1, got {max_words}")
+        self.max_words = max_words
         self.documents = documents
         self.models: dict[str, TaskModel] = dict(models or {})
         self.order: list[str] = []
@@ -157,18 +193,39 @@ class Pipeline:
     def annotate(self, sentences: Sequence[Sequence[str]],
                  predicates: Sequence[Sequence[int]] | None = None,
                  docs: Sequence[Hashable] | None = None
-                 ) -> tuple[list[Columns], list[dict[int, list[str]]]]:
+                 ) -> tuple[list[Columns], list[Roles]]:
         """Raw tags: per sentence, task -> tags (IOBES for span tasks) and, for SRL,
         predicate index -> role tags.  `docs`: each sentence's document (None: each
-        sentence is one)."""
+        sentence is one).  Sentences longer than `max_words` go through the cascade as
+        their pieces, in the same document."""
         words = [list(s) for s in sentences]
+        if predicates is not None:
+            predicates = self.checked_predicates(words, predicates)
+        docs = range(len(words)) if docs is None else docs
+        cuts = [piece_bounds(w, self.max_words) for w in words]
+        if all(len(c) == 1 for c in cuts):
+            return self._cascade(words, predicates, docs)
+        pieces = [w[a:b] for w, c in zip(words, cuts, strict=True) for a, b in c]
+        preds = None if predicates is None else [
+            [p - a for p in ps if a <= p < b]
+            for ps, c in zip(predicates, cuts, strict=True) for a, b in c]
+        piece_docs = [d for d, c in zip(docs, cuts, strict=True) for _ in c]
+        cut = [len(c) > 1 for c in cuts for _ in c]
+        columns, roles = self._cascade(pieces, preds, piece_docs, cut)
+        return _joined(columns, cuts), _joined_roles(roles, cuts)
+
+    def _cascade(self, words: list[list[str]], predicates: list[list[int]] | None,
+                 docs: Sequence[Hashable], cut: Sequence[bool] | None = None
+                 ) -> tuple[list[Columns], list[Roles]]:
+        """`annotate` on sentences of at most `max_words` words, predicates checked;
+        `cut`: which of them are pieces of a longer sentence (`roles`)."""
         columns: list[Columns] = [{} for _ in words]
-        roles: list[dict[int, Sequence[str]]] = [{} for _ in words]
+        roles: list[Roles] = [{} for _ in words]
         for task in self.order:
             if TASKS[task].per_predicate:
                 rule = PREDICATE_RULES[self.predicate_source[task]]
-                chosen = self.choose_predicates(words, columns, predicates, rule)
-                roles = self.roles(task, words, columns, chosen)
+                chosen = predicates if predicates is not None else [rule(c) for c in columns]
+                roles = self.roles(task, words, columns, chosen, cut)
             else:
                 tagged = in_documents(partial(self._window_tags, task), self.models[task],
                                       TASKS[task], words, columns, docs, self.documents)
@@ -187,13 +244,10 @@ class Pipeline:
         return out
 
     @staticmethod
-    def choose_predicates(words: list[list[str]], columns: list[Columns],
-                          predicates: Sequence[Sequence[int]] | None,
-                          rule: Callable[[Columns], list[int]]) -> list[list[int]]:
-        """User positions (SENNA's -usrvbs), checked and sorted; by default the positions
-        `rule` reads off the columns (the verb detector's or the POS tagger's)."""
-        if predicates is None:
-            return [rule(c) for c in columns]
+    def checked_predicates(words: list[list[str]], predicates: Sequence[Sequence[int]]
+                           ) -> list[list[int]]:
+        """User positions (SENNA's -usrvbs), checked and sorted; ValueError names the
+        sentence and the positions out of range."""
         if len(predicates) != len(words):
             raise ValueError(f"{len(predicates)} predicate lists for {len(words)} sentences")
         out = []
@@ -206,7 +260,8 @@ class Pipeline:
         return out
 
     def roles(self, task: str, words: list[list[str]], columns: list[Columns],
-              predicates: list[list[int]]) -> list[dict[int, Sequence[str]]]:
+              predicates: list[list[int]], cut: Sequence[bool] | None = None
+              ) -> list[dict[int, Sequence[str]]]:
         """Per sentence, predicate index -> IOBES role tags.  Predicates of all sentences are
         taken together, in buckets of similar row length of at most SRL_CELLS cells
         (predicates x words): the network and Viterbi then share each operation across
@@ -215,7 +270,8 @@ class Pipeline:
         In a sentence longer than SRL_EXACT words a predicate's row covers only its window
         (`TaskModel.role_window`), and the network runs on pieces of the sentence (the
         predicates of PIECE words and the words their windows reach), so time and memory
-        per word stay bounded whatever the sentence length."""
+        per word stay bounded whatever the sentence length.  So do the rows of the pieces
+        of a sentence tagged in pieces (`cut`), as rows in the whole sentence would."""
         model = self.models[task]
         half = model.cfg.window // 2
         units: list[tuple[int, int, int]] = []       # (sentence, first word, end) of a piece
@@ -226,7 +282,8 @@ class Pipeline:
             for p in preds if n else ():
                 pieces.setdefault(p // PIECE if n > SRL_EXACT else 0, []).append(p)
             for group in pieces.values():
-                bounds = [model.role_window(n, p) for p in group]
+                bounds = [model.role_window(n, p, False if cut and cut[i] else None)
+                          for p in group]
                 units.append((i, max(0, bounds[0][0] - half), min(n, bounds[-1][1] + half)))
                 rows += [(len(units) - 1, p, lo, hi) for p, (lo, hi) in zip(group, bounds,
                                                                              strict=True)]
