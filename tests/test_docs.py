@@ -175,7 +175,7 @@ def test_broken_links_are_reported(tmp_path: Path):
 
 # ---------------------------------------------------------------------------- examples
 
-_MARK = re.compile(r"^<!--\s*(not-run|setup):\s*(.*?)\s*-->\s*$")
+_MARK = re.compile(r"^\s*<!--\s*(not-run|setup):\s*(.*?)\s*-->\s*$")
 _ALLOWED = {"git", "cd", "echo", "printf", "curl"}
 _SETUP = {"git", "cd", "pip"}
 _REDIRECTS = {"<", ">", ">>", ">&", "&>", "<&"}
@@ -281,6 +281,13 @@ def pyproject_extras() -> set[str]:
 
 
 @cache
+def make_targets() -> set[str]:
+    """The commands the Makefile offers: its phony targets (the file targets are internal)."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return {t for line in re.findall(r"^\.PHONY:(.*)$", text, re.MULTILINE) for t in line.split()}
+
+
+@cache
 def script_help(script: str) -> str:
     res = subprocess.run([sys.executable, script, "-h"], cwd=ROOT, capture_output=True,
                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -328,6 +335,9 @@ def check_command(cmd: list[str]) -> None:
                 assert not missing, f"pyproject.toml has no extra {missing}"
     elif prog == "bash":
         assert (ROOT / args[0]).is_file(), f"no such file: {args[0]}"
+    elif prog == "make":
+        targets = {a for a in args if not a.startswith("-") and "=" not in a}
+        assert targets <= make_targets(), f"the Makefile has no target {targets - make_targets()}"
     else:
         assert prog in _ALLOWED, f"unchecked program {prog!r} in {' '.join(cmd)}"
 

@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, WORDS, build_models
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_pipeline import WORDS, build_models
 
 import senna.runtime.model as runtime_model
 from senna.api import load

@@ -43,9 +43,10 @@ class GuardedPipeline(Pipeline):
         return super()._window_tags(task, words, columns)
 
     def roles(self, task: str, words: list[list[str]], columns: list[Columns],
-              predicates: list[list[int]]) -> list[dict[int, Sequence[str]]]:
+              predicates: list[list[int]], cut: Sequence[bool] | None = None
+              ) -> list[dict[int, Sequence[str]]]:
         self.checkpoint()
-        return super().roles(task, words, columns, predicates)
+        return super().roles(task, words, columns, predicates, cut)
 
 
 @dataclass(eq=False)
