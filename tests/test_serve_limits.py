@@ -67,6 +67,22 @@ def test_deeply_nested_json_is_a_400(tagger, body):
         assert c.post("/tag", json={"text": "Fine.", "tasks": ["pos"]}).status_code == 200
 
 
+def test_a_refused_request_is_answered_after_the_refusal_delay(tagger):
+    """A client looping on bad requests waits without costing the server CPU; good requests
+    are not delayed."""
+    with TestClient(create_app(tagger, Limits(refusal_delay_s=0.5))) as c:
+        for bad in ({"text": "a " * 100_000}, {"text": 3}, {"tokens": [[""]]}):
+            t0 = time.monotonic()
+            assert c.post("/tag", json=bad).status_code in (413, 422)
+            assert time.monotonic() - t0 >= 0.5
+        t0 = time.monotonic()
+        r = c.post("/tag", content=b"[" * 100_000, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and time.monotonic() - t0 >= 0.5
+        t0 = time.monotonic()
+        assert c.post("/tag", json={"text": "Fine.", "tasks": ["pos"]}).status_code == 200
+        assert time.monotonic() - t0 < 0.5
+
+
 def test_too_many_words_are_refused_before_tokenising(tagger, monkeypatch):
     """100,000 words in 200 KB (under the body limit): the 413 comes from counting words,
     without tokenising."""

@@ -36,6 +36,9 @@ def parser() -> argparse.ArgumentParser:
                         "time, else it is closed (default 10)")
     p.add_argument("--keep-alive", type=float, default=5.0, metavar="SECONDS",
                    help="idle time before a keep-alive connection is closed (default 5)")
+    p.add_argument("--refusal-delay", type=float, default=0.25, metavar="SECONDS",
+                   help="a refused request (400, 413, 422) is answered after this delay, or "
+                        "after twice as long as refusing it took (default 0.25)")
     p.add_argument("--threads", type=int, metavar="N",
                    help="BLAS threads (default 1; see senna --help); set before NumPy loads")
     return p
@@ -44,9 +47,11 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     if (min(a.max_body, a.max_tokens, a.max_roles, a.max_pending) < 1
-            or min(a.timeout, a.header_timeout, a.keep_alive) <= 0 or not 0 <= a.port < 65536):
+            or min(a.timeout, a.header_timeout, a.keep_alive) <= 0 or a.refusal_delay < 0
+            or not 0 <= a.port < 65536):
         raise UsageError("--max-body, --max-tokens, --max-roles, --max-pending and the "
-                         "timeouts must be positive, --port in 0..65535", "senna serve")
+                         "timeouts must be positive, --refusal-delay 0 or more, --port in "
+                         "0..65535", "senna serve")
     try:
         from senna.serve.app import Limits, create_app
         from senna.serve.server import run
@@ -55,7 +60,8 @@ def main(argv: list[str]) -> int:
                             e) from None
     limits = Limits(max_body_bytes=a.max_body, max_tokens=a.max_tokens, max_roles=a.max_roles,
                     timeout_s=a.timeout, max_pending=a.max_pending,
-                    header_timeout_s=a.header_timeout, keep_alive_s=a.keep_alive)
+                    header_timeout_s=a.header_timeout, keep_alive_s=a.keep_alive,
+                    refusal_delay_s=a.refusal_delay)
     app = create_app(limits=limits, model_dir=a.model_dir, tasks=a.tasks.split(","))
     print(f"senna serve: http://{a.host}:{a.port}/ (tasks {','.join(app.state.service.base.tasks)}"
           "; Ctrl-C stops)", file=sys.stderr)

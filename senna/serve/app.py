@@ -51,6 +51,7 @@ FORMATS = ("json", "allennlp", "conll", "conllu", "senna")
 FIELDS = {"text", "tokens", "tasks", "format"}
 TOKENS_ACCEPTED = ("'tokens' must be a list of strings, one token each, or a list of such "
                    "lists (one per sentence)")
+REFUSED = (400, 413, 422)   # answered after Limits.refusal_delay_s
 POOL_THREADS = 4   # tokenising and rendering (bounded by the body limit each)
 
 Source = str | list[list[str]]   # a request's raw text, or its sentences as tokens
@@ -245,7 +246,8 @@ def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
     gc.freeze()   # the models' millions of objects: full collections need not scan them
 
     async def tag(request: Request) -> Response:
-        deadline = time.monotonic() + limits.timeout_s
+        start = time.monotonic()
+        deadline = start + limits.timeout_s
         try:
             data = await read_json(request, limits, deadline)
             source, tasks, fmt = parse_request(data, service.base.tasks, limits)
@@ -257,6 +259,8 @@ def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
                     raise BadRequest(503, f"tagging took over {limits.timeout_s:g} s; "
                                           "send less text per request") from None
         except BadRequest as e:
+            if e.status in REFUSED:
+                await asyncio.sleep(max(limits.refusal_delay_s, 2 * (time.monotonic() - start)))
             return error(e.status, str(e), e.retry_after)
         return Response(body, media_type="application/json")
 

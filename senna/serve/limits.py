@@ -14,7 +14,10 @@ class Limits:
     beyond it one waits up to `busy_wait_s`, then gets a 503), tokens per batch of small
     requests, and when a request counts as large (tagged alone, pausing between the
     cascade's stages while small ones wait).  Connections: `header_timeout_s` to send the
-    request line and headers, `keep_alive_s` idle between requests."""
+    request line and headers, `keep_alive_s` idle between requests.  A refused request
+    (400, 413, 422) is answered after `refusal_delay_s`, or after twice as long as refusing
+    it took if that is longer: the wait costs the server no CPU, and a client that sends bad
+    requests in a loop then spends at most a third of its time making the server work."""
 
     max_body_bytes: int = 256 * 1024
     max_tokens: int = 5000
@@ -26,6 +29,7 @@ class Limits:
     busy_wait_s: float = 1.0
     header_timeout_s: float = 10.0
     keep_alive_s: float = 5.0
+    refusal_delay_s: float = 0.25
 
     def shown(self) -> dict:
         """The limits as /health shows them."""
