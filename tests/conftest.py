@@ -12,6 +12,12 @@ CI=0, CI=false or an empty CI count as unset.
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -140,3 +146,116 @@ def dense_sentence_emissions(model, ids, preds):
         hid = np.clip(h @ w["l1.weight"].T + w["l1.bias"], -1, 1)
         out.append(hid @ w["l2.weight"].T + w["l2.bias"])
     return np.stack(out)
+
+
+# Small training runs on the fixtures, one per network shape the trainer builds.
+CASES = {
+    "ner-window-sll": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll"),
+    "pos-window-wll": dict(task="pos", train=FIX / "pt0_small.pt0", criterion="wll"),
+    "srl-sentence-sll": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll"),
+    "srl-window-wll": dict(task="srl", train=FIX / "srl_small.conll", criterion="wll",
+                           approach="window", features="window"),
+    "ner-window-chars": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                             features="basic+chars"),
+    # a second hidden layer over 3 neighbours' first-layer outputs (zeros past the sentence:
+    # the batch pads sentences, the runtime lays them end to end)
+    "ner-window-stack": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                             features="basic+chars", stack=3),
+    # the same with a second layer narrower than the first (20 units, then 7)
+    "ner-window-stack-narrow": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                                    features="basic+chars", stack=3, stack_hidden=7),
+    # two stacked layers (20 units, then 7 over 3 neighbours, then 7 over 3 neighbours of those)
+    "ner-window-stack-deep": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                                  features="basic+chars", stack=3, stack_hidden=7,
+                                  stack_depth=2),
+    # the word's clusters at three granularities from a lexicon (a third of the words outside)
+    "ner-window-clusters": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                                features="basic+chars+clusters",
+                                clusters=str(FIX / "clusters_small.lst")),
+    # the same with gazetteer flags, all-caps words looked up as Title-case too (--fold-caps):
+    # the headlines' words get other ids in training, and so must they at run time
+    "ner-window-fold-caps": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
+                                 features="senna+chars+clusters", fold_caps=True,
+                                 gazetteer=str(FIX / "gazetteer_small.lst"),
+                                 clusters=str(FIX / "clusters_small.lst")),
+    "srl-sentence-chars": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll",
+                               features="basic+chars"),
+    # the predicate's window reaches past the sentence's edges (PADDING) for some predicates
+    "srl-sentence-predicate-window": dict(task="srl", train=FIX / "srl_small.conll",
+                                          criterion="sll", features="basic+chars",
+                                          predicate_window=7),
+    # SRL reading POS besides PT0 (the PT0 column comes from a second file, as in the recipe)
+    "srl-sentence-pos-pt0": dict(task="srl", train=FIX / "ewt_sample.verbs-args.conll",
+                                 criterion="sll", features="pos-pt0",
+                                 extra_columns=f"{FIX / 'ewt_sample.pt0'},"
+                                               f"{FIX / 'ewt_sample.pt0'}"),
+}
+
+
+def small_config(tmp_path, name, **kw):
+    """A TrainConfig for a few epochs of a tiny network on case `name` of CASES (needs the
+    train extra)."""
+    from senna.train.loop import TrainConfig
+
+    case = dict(CASES[name])
+    fmt_dev = {"pos": None}.get(case["task"], str(case["train"]))
+    if case["task"] == "pos":  # the PT0 fixture has a pos column: read it as a tagged file
+        case["train"] = FIX / "ewt_sample.pos"
+    settings = dict(out=str(tmp_path / name), epochs=2, hidden=20, conv=16, word_dim=8,
+                    batch_size=4, threads=1, dev=fmt_dev, dev_fraction=0.3)
+    settings.update(case, **kw)
+    settings["train"] = str(settings["train"])
+    return TrainConfig(**settings)
+
+
+# `senna serve` as a user starts it, for the server tests.
+SERVE_TEXT = "John Smith flew to Paris on Monday. The cat sat on the mat."
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(*options: str) -> Iterator[tuple[str, int]]:
+    """`senna serve` as a user starts it, on a free loopback port: (URL, port) while it
+    runs."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    proc = subprocess.Popen([sys.executable, "-m", "senna.cli.main", "serve", "--port",
+                             str(port), *options], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url + "/health", timeout=1)
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"server did not start: {proc.stderr.read().decode()}")
+            time.sleep(0.1)
+    yield url, port
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server():
+    yield from start_server("--timeout", "2")
+
+
+# `senna train` with settings it must refuse.
+def bad_settings(capsys, args: list[str]) -> str:
+    """The one error line `senna` prints for bad settings (exit status 2)."""
+    from senna.cli.main import main
+
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("senna: error: ") and err.count("\n") == 1, err
+    return err
+
+
+BASE = ["train", "--task", "ner", "--train", str(FIX / "ner_small.conll")]

@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from test_train import small_config  # noqa: E402
+from conftest import small_config  # noqa: E402
 
 from senna.train.adversarial import perturbation, with_adversary  # noqa: E402
 

@@ -9,9 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import FIX, ROOT
-
-from senna.cli.main import main
+from conftest import BASE, FIX, ROOT, bad_settings
 
 # Run a senna command as if PyTorch (and the other training extras) were not installed.
 NO_TORCH = ("import sys; sys.modules.update(torch=None, tqdm=None, matplotlib=None); "
@@ -45,16 +43,6 @@ def test_missing_pytorch_names_the_local_install():
     assert res.returncode == 1
     assert res.stderr.startswith("senna: error: training needs PyTorch: pip install '.[train]'")
     assert res.stderr.count("\n") == 1 and "senna[train]" not in res.stderr
-
-
-def bad_settings(capsys, args: list[str]) -> str:
-    assert main(args) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("senna: error: ") and err.count("\n") == 1, err
-    return err
-
-
-BASE = ["train", "--task", "ner", "--train", str(FIX / "ner_small.conll")]
 
 
 @pytest.mark.parametrize(("args", "message"), [

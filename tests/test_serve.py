@@ -4,19 +4,14 @@ concurrent requests, and the real server on loopback.  Skipped without the `serv
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
-import subprocess
-import sys
-import time
 import urllib.request
 import warnings
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import ROOT
+from conftest import SERVE_TEXT as TEXT
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -29,8 +24,6 @@ with warnings.catch_warnings():   # Starlette 1.x asks for httpx2; httpx still w
 import senna  # noqa: E402
 from senna.integrations import view  # noqa: E402
 from senna.serve.app import Limits, create_app  # noqa: E402
-
-TEXT = "John Smith flew to Paris on Monday. The cat sat on the mat."
 
 
 @pytest.fixture(scope="module")
@@ -143,41 +136,6 @@ def test_concurrent_requests_are_batched_with_the_same_results(client):
     with ThreadPoolExecutor(8) as pool:
         together = list(pool.map(lambda t: client.post("/tag", json={"text": t}).json(), texts))
     assert together == serial
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(*options: str) -> Iterator[tuple[str, int]]:
-    """`senna serve` as a user starts it, on a free loopback port: (URL, port) while it
-    runs."""
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    proc = subprocess.Popen([sys.executable, "-m", "senna.cli.main", "serve", "--port",
-                             str(port), *options], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(url + "/health", timeout=1)
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"server did not start: {proc.stderr.read().decode()}")
-            time.sleep(0.1)
-    yield url, port
-    proc.terminate()
-    proc.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from start_server("--timeout", "2")
 
 
 def test_real_server_tags_and_survives_a_slow_client(server):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import FIX
+from conftest import CASES, FIX, small_config
 
 torch = pytest.importorskip("torch")
 
@@ -19,60 +19,6 @@ from senna.tasks import get_task  # noqa: E402
 from senna.train.data import batches, make_examples  # noqa: E402
 from senna.train.loop import TrainConfig, network_from_saved, train  # noqa: E402
 from senna.train.scoring import predict_tags  # noqa: E402
-
-CASES = {
-    "ner-window-sll": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll"),
-    "pos-window-wll": dict(task="pos", train=FIX / "pt0_small.pt0", criterion="wll"),
-    "srl-sentence-sll": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll"),
-    "srl-window-wll": dict(task="srl", train=FIX / "srl_small.conll", criterion="wll",
-                           approach="window", features="window"),
-    "ner-window-chars": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
-                             features="basic+chars"),
-    # a second hidden layer over 3 neighbours' first-layer outputs (zeros past the sentence:
-    # the batch pads sentences, the runtime lays them end to end)
-    "ner-window-stack": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
-                             features="basic+chars", stack=3),
-    # the same with a second layer narrower than the first (20 units, then 7)
-    "ner-window-stack-narrow": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
-                                    features="basic+chars", stack=3, stack_hidden=7),
-    # two stacked layers (20 units, then 7 over 3 neighbours, then 7 over 3 neighbours of those)
-    "ner-window-stack-deep": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
-                                  features="basic+chars", stack=3, stack_hidden=7,
-                                  stack_depth=2),
-    # the word's clusters at three granularities from a lexicon (a third of the words outside)
-    "ner-window-clusters": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
-                                features="basic+chars+clusters",
-                                clusters=str(FIX / "clusters_small.lst")),
-    # the same with gazetteer flags, all-caps words looked up as Title-case too (--fold-caps):
-    # the headlines' words get other ids in training, and so must they at run time
-    "ner-window-fold-caps": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
-                                 features="senna+chars+clusters", fold_caps=True,
-                                 gazetteer=str(FIX / "gazetteer_small.lst"),
-                                 clusters=str(FIX / "clusters_small.lst")),
-    "srl-sentence-chars": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll",
-                               features="basic+chars"),
-    # the predicate's window reaches past the sentence's edges (PADDING) for some predicates
-    "srl-sentence-predicate-window": dict(task="srl", train=FIX / "srl_small.conll",
-                                          criterion="sll", features="basic+chars",
-                                          predicate_window=7),
-    # SRL reading POS besides PT0 (the PT0 column comes from a second file, as in the recipe)
-    "srl-sentence-pos-pt0": dict(task="srl", train=FIX / "ewt_sample.verbs-args.conll",
-                                 criterion="sll", features="pos-pt0",
-                                 extra_columns=f"{FIX / 'ewt_sample.pt0'},"
-                                               f"{FIX / 'ewt_sample.pt0'}"),
-}
-
-
-def small_config(tmp_path, name, **kw) -> TrainConfig:
-    case = dict(CASES[name])
-    fmt_dev = {"pos": None}.get(case["task"], str(case["train"]))
-    if case["task"] == "pos":  # the PT0 fixture has a pos column: read it as a tagged file
-        case["train"] = FIX / "ewt_sample.pos"
-    settings = dict(out=str(tmp_path / name), epochs=2, hidden=20, conv=16, word_dim=8,
-                    batch_size=4, threads=1, dev=fmt_dev, dev_fraction=0.3)
-    settings.update(case, **kw)
-    settings["train"] = str(settings["train"])
-    return TrainConfig(**settings)
 
 
 @pytest.mark.slow

@@ -5,8 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIX, ROOT
-from test_cli_train import BASE, bad_settings
+from conftest import BASE, FIX, ROOT, bad_settings
 
 
 @pytest.mark.parametrize(("args", "message"), [
