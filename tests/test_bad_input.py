@@ -275,3 +275,23 @@ def test_rows_of_a_model_over_shared_embeddings_are_checked(tmp_path):
     with pytest.raises(ModelError, match=rf"chunk/weights\.npz: array 'emb\.tables\.0\.rows' "
                                          rf"holds row ids outside \[0, {words}\): {words}"):
         load_model(tmp_path / "chunk")
+
+
+@pytest.mark.parametrize("preds", [["a"], [1.5], [True], [None]])
+def test_predicate_positions_must_be_integers(models, preds):
+    """1.5 or True would otherwise be taken as position 1 without a word."""
+    tagger = load(models, ("pos", "srl"))
+    with pytest.raises(ValueError, match=r"predicate positions must be integers"):
+        tagger(["John", "runs", "home"], predicates=preds)
+    assert tagger(["John", "runs", "home"], predicates=[np.int64(1)]).sentences[0].predicates == [1]
+
+
+def test_running_out_of_memory_is_one_error_line(capsys):
+    from senna.cli.main import run
+
+    def entry(argv):
+        raise MemoryError
+
+    assert run(entry, []) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("senna: error: out of memory") and err.count("\n") == 1

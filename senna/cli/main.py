@@ -99,6 +99,10 @@ def run(entry: Callable[[list[str]], int], argv: list[str]) -> int:
     except (ValueError, OSError) as e:
         print(f"senna: error: {e}", file=sys.stderr)
         return 1
+    except MemoryError:
+        print("senna: error: out of memory (a smaller --batch-size, or fewer tasks, needs "
+              "less)", file=sys.stderr)
+        return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

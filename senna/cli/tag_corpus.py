@@ -28,7 +28,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="input files")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--tasks", default="pos,chunk,ner,srl",
-                   help="comma-separated tasks: pos,chk,ner,pt0,srl (default pos,chk,ner,srl)")
+                   help="comma-separated tasks: pos,chunk,ner,pt0,vbs,srl (chk is chunk too; "
+                        "default pos,chunk,ner,srl)")
     p.add_argument("--format", default="jsonl,conll",
                    help="comma-separated shard formats: jsonl,conll,conllu (default jsonl,conll)")
     p.add_argument("--input-format", default="auto", choices=("auto", "text", "jsonl"))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from functools import partial
+from numbers import Integral
 from pathlib import Path
 
 from senna.document import Sentence, Token
@@ -252,6 +253,10 @@ class Pipeline:
             raise ValueError(f"{len(predicates)} predicate lists for {len(words)} sentences")
         out = []
         for n, (w, preds) in enumerate(zip(words, predicates, strict=True)):
+            odd = [p for p in preds if isinstance(p, bool) or not isinstance(p, Integral)]
+            if odd:
+                raise ValueError(f"sentence {n + 1}: predicate positions must be integers "
+                                 f"(token indices from 0), got {odd[:5]!r}")
             bad = [p for p in preds if not 0 <= int(p) < len(w)]
             if bad:
                 raise ValueError(f"sentence {n + 1} has {len(w)} tokens: predicate "
