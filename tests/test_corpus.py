@@ -184,7 +184,8 @@ def test_a_cluster_shut_down_right_after_the_job_logs_no_error(tmp_path, inputs,
     assert [r.getMessage() or repr(r.exc_info) for r in errors.records] == []
     n = len(plan(job))
     progress = capsys.readouterr().err      # on stderr, redrawn in place, ended by a newline
-    assert f"] {n}/{n} partitions | " in progress.split("\r")[-1] and progress.endswith("\n")
+    last = progress.split("\r")[-1]
+    assert f"| {n}/{n} [" in last and " partitions/s]" in last and progress.endswith("\n")
 
 
 def test_killed_job_resumes_without_loss_or_duplicates(tmp_path, inputs, tagger):

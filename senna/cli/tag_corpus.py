@@ -90,8 +90,10 @@ def main(argv: list[str]) -> int:
         raise UsageError(f"--workers must be at least 1, got {a.workers}", "senna tag-corpus")
     try:
         import distributed  # noqa: F401  (the `dask` extra)
+        import tqdm  # noqa: F401
     except ImportError as e:
-        raise missing_extra("tag-corpus needs Dask", "dask", "'dask[distributed]'", e) from None
+        raise missing_extra("tag-corpus needs Dask", "dask", "'dask[distributed]' tqdm",
+                            e) from None
     total = run(a, job_of(a))
     if not a.quiet:
         rate = total.tagged_tokens / total.seconds if total.seconds else 0.0

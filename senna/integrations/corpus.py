@@ -34,7 +34,6 @@ import lzma
 import os
 import secrets
 import stat
-import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -431,13 +430,6 @@ def exclusive(out: Path) -> Iterator[None]:
         yield
 
 
-def show_progress(done: int, total: int, started: float) -> None:
-    """One progress line on stderr, redrawn in place."""
-    bar = "#" * (40 * done // total)
-    print(f"\r[{bar:<40}] {done}/{total} partitions | {time.perf_counter() - started:.1f} s",
-          end="\n" if done == total else "", file=sys.stderr, flush=True)
-
-
 @contextmanager
 def output_dir(out: str | Path, job: Job) -> Iterator[Path]:
     """`out`, resolved, created, holding `job` (prepare_output) and locked for it while
@@ -473,13 +465,13 @@ def tag_parts(job: Job, out: Path, client, progress: bool = True) -> Summary:
     started = time.perf_counter()
     if todo:
         from distributed import as_completed
+        from tqdm import tqdm
 
         client.register_plugin(LoadTagger(job.model_dir, job.tasks), name=PLUGIN)
         futures = client.map(tag_partition, todo, out=str(out), job=job, pure=False)
-        for n, future in enumerate(as_completed(futures), 1):
+        for future in tqdm(as_completed(futures), total=len(todo), unit=" partitions",
+                           disable=not progress):
             total.add(future.result())
-            if progress:
-                show_progress(n, len(todo), started)
     total.seconds = time.perf_counter() - started
     total.files.sort()
     return total
