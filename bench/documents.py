@@ -1,8 +1,7 @@
 """NER in documents (senna.decode.documents): dev F1 of each model given, each sentence
 tagged alone (without and with the vote for one type per name, which then only sees the
-sentence), then in its `-DOCSTART-` document without and with the vote.  For a model that
-reads its document's names (`+document`), "in documents" includes its second pass; alone, it
-sees no votes (its first pass).  Tokens/s: tagging eng.testa
+sentence), then in its `-DOCSTART-` document without and with the vote.  Tokens/s: tagging
+eng.testa
 in-process, one thread (CPU time, after a first warming pass), sentences alone against in
 documents with the vote.
 
@@ -21,7 +20,6 @@ from pathlib import Path
 
 from senna.datasets import model_config
 from senna.document import Sentence
-from senna.features import DocumentFeature
 from senna.io.conll import read_conll2003
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.predict import predict_gold_inputs
@@ -46,10 +44,10 @@ def main() -> int:
     dev = read_conll2003(Path(a.data) / "conll2003" / "eng.testa")
     print(f"NER dev (eng.testa): {len(dev)} sentences in {len({s.doc for s in dev})} "
           "documents\n")
-    print("| model | reads votes | sentences alone | alone, with the vote | in documents, "
+    print("| model | sentences alone | alone, with the vote | in documents, "
           "no vote | in documents and the vote (as users get it) | gain | tokens/s alone / "
           "in documents |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     tokens = sum(len(s.words) for s in dev)
     gains = []
     alone = [Sentence(s.words, s.columns, doc=i) for i, s in enumerate(dev)]
@@ -58,7 +56,6 @@ def main() -> int:
         if model_config(path).get("task") != "ner":
             continue
         model = load_tagger(path)
-        reads = "yes" if model.featurizer.of_kind(DocumentFeature) else "no"
 
         def f1(sentences: list, vote: bool, model=model) -> tuple[float, float]:
             """(F1, tokens per CPU second of tagging)."""
@@ -71,7 +68,7 @@ def main() -> int:
         (first, fast), (voted, _) = f1(alone, False), f1(alone, True)
         (docs, _), (both, slow) = f1(dev, False), f1(dev, True)
         gains.append(both - first)
-        print(f"| {d} | {reads} | {first:.2f} | {voted:.2f} | {docs:.2f} | {both:.2f} "
+        print(f"| {d} | {first:.2f} | {voted:.2f} | {docs:.2f} | {both:.2f} "
               f"| {both - first:+.2f} | {fast:,.0f} / {slow:,.0f} |")
     if gains:
         print(f"\nMean gain over {len(gains)} models: {sum(gains) / len(gains):+.2f} F1 "

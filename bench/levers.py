@@ -54,8 +54,6 @@ LEVERS = {"base": ("", [], "shipped recipe"),
           "dropin2": ("", ["--dropout-input", "0.2"], "+ dropout 0.2 on the looked-up features"),
           "nosuffix": ("", ["--features", "basic+chars:30"],
                        "characters without the suffix feature (basic+chars:30; POS)"),
-          "decay": ("", ["--lr-decay", "0.1"],
-                    "+ learning-rate decay (lr / (1 + 0.1 (epoch - 1)))"),
           # what the first layer's width and Viterbi cost against what they give
           "hidden200": ("", ["--hidden", "200"], "hidden layer of 200 units instead of 300"),
           "hidden150": ("", ["--hidden", "150"], "hidden layer of 150 units"),

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 
-from senna.decode.documents import NONE
 from senna.io.npz import load_npy
 from senna.text.normalize import (
     CAPS_TAGS,
@@ -43,9 +42,8 @@ class FeatureSpec:
     inside an entry of type `arg`; column: the sentence's column `arg` (e.g. "pos");
     pred_distance: distance to the predicate, clipped at `arg` (window approach for SRL);
     chars: the word's characters through a convolution of `dim` filters, `arg` =
-    "<character embedding width>,<window>" (`CharsFeature`); document: the types the rest of
-    the document gives the word, by task `arg` (`DocumentFeature`); cluster: the word's
-    cluster, as written, among `arg` clusters of a `Lexicon` (`ClusterFeature`).
+    "<character embedding width>,<window>" (`CharsFeature`); cluster: the word's cluster,
+    as written, among `arg` clusters of a `Lexicon` (`ClusterFeature`).
     """
 
     name: str
@@ -80,11 +78,6 @@ def column(name: str, dim: int = 5) -> FeatureSpec:
 
 def pred_distance(clip: int = 10, dim: int = 5) -> FeatureSpec:
     return FeatureSpec("pred_distance", "pred_distance", dim, str(clip))
-
-
-def document(task: str = "ner", dim: int = 5) -> FeatureSpec:
-    """The types the rest of the document gives the word (`DocumentFeature`)."""
-    return FeatureSpec(f"doc_{task}", "document", dim, task)
 
 
 def clusters(size: int | None = None, dim: int = 10) -> tuple[FeatureSpec, ...]:
@@ -187,16 +180,6 @@ def cluster_key(word: str) -> str:
     return _DIGIT.sub("0", word)
 
 
-def fold_caps(word: str) -> str:
-    """An all-caps word as Title-case ("JAPAN" -> "Japan"), other words as they are.
-
-    Why: CoNLL-2003's headlines are in capitals ("SOCCER - JAPAN GET LUCKY WIN"), and the
-    cased lists a tagger reads by the word as written miss their forms: half of the words of
-    eng.testa's all-caps sentences are outside the cluster lexicon (3% once folded), and the
-    gazetteer flags 79% of their name words (90% with the folded form as well)."""
-    return word.title() if len(word) > 1 and word.isupper() else word
-
-
 class Lexicon:
     """Cased word keys (`cluster_key`) -> one cluster id per granularity (senna.lm.clusters
     builds it).  File: a header ``#clusters <size> <size> ...``, then ``key<TAB>id<TAB>id
@@ -231,20 +214,12 @@ class Lexicon:
         """key -> ids (a dict made on demand: for tests and inspection, not lookups)."""
         return dict(zip(self._keys.items, map(tuple, self._ids.tolist()), strict=True))
 
-    def lookup(self, words: Sequence[str], size: int, fold: bool = False) -> np.ndarray:
+    def lookup(self, words: Sequence[str], size: int) -> np.ndarray:
         """[len(words)] cluster ids at granularity `size`; -1 for words not in the lexicon.
-        `fold`: an all-caps word missing as written is looked up as Title-case, then in
-        lower case (`fold_caps`).  The Featurizer asks once per granularity with the same
-        list of new words: the keys are looked up for the first and kept for the others."""
+        The Featurizer asks once per granularity with the same list of new words: the keys
+        are looked up for the first and kept for the others."""
         if self._last is None or self._last[0] is not words:
             rows = np.asarray(self._keys.ids([cluster_key(w) for w in words], -1), np.int64)
-            if fold:
-                for form in (fold_caps, str.lower):
-                    miss = [i for i in np.flatnonzero(rows < 0).tolist()
-                            if fold_caps(words[i]) != words[i]]
-                    if miss:
-                        rows[miss] = self._keys.ids([cluster_key(form(words[i]))
-                                                     for i in miss], -1)
             self._last = (words, rows)
         rows = self._last[1]
         return np.where(rows >= 0, self._ids[rows, self.sizes.index(size)].astype(np.int64), -1)
@@ -389,17 +364,7 @@ class Feature:
         """Forget state behind ids given so far (`Featurizer.forget`)."""
 
 
-class DroppedToRare:
-    """Training-time dropout of a feature's ids to RARE (`--word-dropout`, `--column-dropout`):
-    RARE then stands for values of every kind, as it does for what run-time text brings
-    unseen (new words; an upstream tagger's errors)."""
-
-    def drop(self, ids: np.ndarray, p: float, rng: np.random.Generator) -> None:
-        """Ids -> RARE with probability p, in place; PADDING stays."""
-        ids[(ids > Vocab.unk_id) & (rng.random(ids.shape) < p)] = Vocab.unk_id
-
-
-class WordFeature(DroppedToRare, Feature):
+class WordFeature(Feature):
     """The normalised word (lower case, digit runs -> NUMBER); unseen -> RARE."""
 
     per_word = True
@@ -541,7 +506,6 @@ class ClusterFeature(Feature):
     per_word = True
     shared = True
     lexicon: Lexicon | None = None   # set by the Featurizer
-    fold = False                     # the Featurizer's fold_caps
 
     @classmethod
     def fit_vocab(cls, spec, sentences, words, max_words):
@@ -549,7 +513,7 @@ class ClusterFeature(Feature):
 
     def word_ids(self, words: Sequence[str], norms: Sequence[str]) -> Sequence[int]:
         offset = len(self.vocab) - int(self.spec.arg)   # cluster i is item str(i)
-        found = self.lexicon.lookup(words, int(self.spec.arg), self.fold)
+        found = self.lexicon.lookup(words, int(self.spec.arg))
         return np.where(found < 0, Vocab.unk_id, found + offset)
 
 
@@ -576,10 +540,8 @@ class GazetteerFeature(Feature):
         ids[(ids == self.yes) & (rng.random(ids.shape) < p)] = self.no
 
 
-class ColumnFeature(DroppedToRare, Feature):
-    """Another column of the sentence, e.g. the POS tags for CHUNK (a cascade).  Dropping a
-    tag to RARE ("tag unknown") teaches the network what the column means without taking
-    every tag on trust, as it must where the upstream tagger errs."""
+class ColumnFeature(Feature):
+    """Another column of the sentence, e.g. the POS tags for CHUNK (a cascade)."""
 
     @classmethod
     def fit_vocab(cls, spec, sentences, words, max_words):
@@ -620,39 +582,10 @@ class PredDistanceFeature(Feature):
         return self._ids[np.clip(np.arange(batch.n) - offset, -self.clip, self.clip) + self.clip]
 
 
-class DocumentFeature(Feature):
-    """The types the rest of the document gives the word (`senna.decode.documents.
-    document_votes` of task `arg`), read from the column named like the feature: a second
-    pass of the tagger reads its first pass's names in the other sentences (Krishnan &
-    Manning 2006).  Where the column is absent (the first pass, a sentence tagged alone)
-    every word gets NONE."""
-
-    @classmethod
-    def fit_vocab(cls, spec, sentences, words, max_words):
-        return Vocab(sorted({v for s in sentences for v in s.columns.get(spec.name, ())}
-                            | {NONE}))
-
-    def __init__(self, spec: FeatureSpec, vocab: Vocab):
-        super().__init__(spec, vocab)
-        self.none = vocab.index[NONE]
-
-    def batch_ids(self, batch: Batch) -> np.ndarray:
-        name = self.spec.name
-        values = chain.from_iterable(c.get(name) or repeat(NONE, k) if k else ()
-                                     for c, k in zip(batch.columns, batch.lengths, strict=True))
-        return np.fromiter(map(self.vocab.index.get, values, repeat(Vocab.unk_id)), np.int64,
-                           batch.n)
-
-    def drop(self, ids: np.ndarray, p: float, rng: np.random.Generator) -> None:
-        """Votes -> NONE with probability p, in place (training only): gold names elsewhere
-        in a story are surer than a first pass's, and the first pass sees none."""
-        ids[(ids != self.none) & (rng.random(ids.shape) < p)] = self.none
-
-
 KINDS: dict[str, type[Feature]] = {
     "word": WordFeature, "caps": CapsFeature, "suffix": SuffixFeature,
     "gazetteer": GazetteerFeature, "column": ColumnFeature, "pred_distance": PredDistanceFeature,
-    "chars": CharsFeature, "document": DocumentFeature, "cluster": ClusterFeature,
+    "chars": CharsFeature, "cluster": ClusterFeature,
 }
 
 
@@ -673,13 +606,10 @@ class Batch:
 
 
 class Featurizer:
-    """Specs + their vocabularies (+ a gazetteer, a cluster lexicon): sentence -> ids [T, F].
-    `fold_caps`: all-caps words are also looked up as Title-case, in the gazetteer and the
-    cluster lexicon (`fold_caps`)."""
+    """Specs + their vocabularies (+ a gazetteer, a cluster lexicon): sentence -> ids [T, F]."""
 
     def __init__(self, specs: Sequence[FeatureSpec], vocabs: Mapping[str, Vocab],
-                 gazetteer: Gazetteer | None = None, lexicon: Lexicon | None = None,
-                 fold_caps: bool = False):
+                 gazetteer: Gazetteer | None = None, lexicon: Lexicon | None = None):
         self.specs = list(specs)
         self.vocabs = dict(vocabs)
         self.gazetteer = gazetteer
@@ -699,15 +629,6 @@ class Featurizer:
                                  f"{k.spec.arg} clusters")
             k.lexicon = lexicon
         self._per_word = [j for j, k in enumerate(self.kinds) if k.per_word]
-        self.set_fold_caps(fold_caps)
-
-    def set_fold_caps(self, on: bool) -> None:
-        """Fold all-caps words or not (`fold_caps`); the ids given so far are forgotten.
-        Also for a model trained otherwise: bench/fold_caps.py measures what folding at run
-        time alone does to one."""
-        self.fold_caps = on
-        for k in self.of_kind(ClusterFeature):
-            k.fold = on
         self._clear_cache()
 
     def _clear_cache(self) -> None:
@@ -718,13 +639,13 @@ class Featurizer:
     def fit(cls, specs: Sequence[FeatureSpec], sentences: Sequence,
             gazetteer: Gazetteer | None = None, words: Vocab | None = None,
             max_words: int = 100_000, vocabs: Mapping[str, Vocab] | None = None,
-            lexicon: Lexicon | None = None, fold_caps: bool = False) -> Featurizer:
+            lexicon: Lexicon | None = None) -> Featurizer:
         """Build vocabularies from training sentences (`words` given: use that dictionary;
         `vocabs`: features whose vocabulary is given, e.g. those shared by joint tasks)."""
         given = vocabs or {}
         fitted = {s.name: given[s.name] if s.name in given
                   else KINDS[s.kind].fit_vocab(s, sentences, words, max_words) for s in specs}
-        return cls(specs, fitted, gazetteer, lexicon, fold_caps)
+        return cls(specs, fitted, gazetteer, lexicon)
 
     def index(self, kind: type[Feature]) -> int:
         """Position of the first feature of a kind (e.g. the word table)."""
@@ -796,13 +717,8 @@ class Featurizer:
         return out
 
     def _matches(self, sentences: Sequence[Sequence[str]]) -> np.ndarray | None:
-        """Gazetteer flags of the words as written, or (fold_caps) of either form."""
-        if self.gazetteer is None:
-            return None
-        matches = self.gazetteer.match(sentences)
-        if self.fold_caps:
-            matches |= self.gazetteer.match([[fold_caps(w) for w in s] for s in sentences])
-        return matches
+        """Gazetteer flags of the words."""
+        return None if self.gazetteer is None else self.gazetteer.match(sentences)
 
     def encode(self, words: Sequence[str], columns: Mapping[str, Sequence[str]] | None = None,
                predicate: int | None = None) -> np.ndarray:

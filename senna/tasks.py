@@ -13,8 +13,7 @@ Feature presets: "basic" is the paper's benchmark setting (words + caps, Table 4
 gazetteers for NER, PT0 for SRL); SRL's "pos-pt0" reads the POS column besides PT0.  A preset
 takes additions after a "+": "senna+chars" adds character-level word vectors (CharWNN,
 senna.nn.chars) to the "senna" features, "senna+chars:30" the same with 30 filters instead
-of 50; "+document" adds the types the rest of the document gives each word, from a first
-pass of the same tagger (senna.features.DocumentFeature; NER); "+clusters" the word's
+of 50; "+clusters" the word's
 clusters, as written, at 64, 512 and 4096 clusters ("+clusters:512": one of them) from a
 lexicon built on unlabeled text (senna.lm.clusters); the name of a task earlier
 in the cascade adds its output column ("pos-pt0+chunk": SRL reading the CHUNK tagger's tags
@@ -62,8 +61,7 @@ class TaskSpec:
         name, *more = preset.split("+")
         kinds = [m.partition(":")[0] for m in more]
         sizes = [m.split(":")[1:] for m in more]
-        # a per-predicate task's tags are no names a document could vote on
-        allowed = [a for a in ADDITIONS if a != "document" or not self.per_predicate]
+        allowed = list(ADDITIONS)
         allowed += self.upstream_columns()
         base = self.presets.get(name, ())
         if name not in self.presets or any(k not in allowed for k in kinds) \
@@ -77,8 +75,7 @@ class TaskSpec:
                              f"'+{'+'.join(allowed)}' (or "
                              f"'+<addition>:<size>', '+chars:<filters>:<character width>:"
                              f"<window>'), none of them twice, got {preset!r}")
-        added = (ADDITIONS.get(k, partial(F.column, k))(
-            *([self.name] if k == "document" else []), *map(int, xs))
+        added = (ADDITIONS.get(k, partial(F.column, k))(*map(int, xs))
             for k, xs in zip(kinds, sizes, strict=True))
         return base + tuple(chain.from_iterable(a if isinstance(a, tuple) else (a,)
                                                 for a in added))
@@ -96,9 +93,8 @@ class TaskSpec:
 
 
 BASIC = (F.word(), F.caps())
-# features any preset can take ("senna+chars"), size -> spec; "document" (the task's own
-# names elsewhere in the document, read by a second pass) gets the task's name first
-ADDITIONS = {"chars": F.chars, "document": F.document, "clusters": F.clusters}
+# features any preset can take ("senna+chars"), size -> spec
+ADDITIONS = {"chars": F.chars, "clusters": F.clusters}
 GAZ = tuple(F.gazetteer_feature(k) for k in ("LOC", "MISC", "ORG", "PER"))
 EWT_LICENCE = "CC BY-SA 4.0."
 

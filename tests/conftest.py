@@ -164,20 +164,15 @@ CASES = {
     # the same with a second layer narrower than the first (20 units, then 7)
     "ner-window-stack-narrow": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
                                     features="basic+chars", stack=3, stack_hidden=7),
-    # two stacked layers (20 units, then 7 over 3 neighbours, then 7 over 3 neighbours of those)
-    "ner-window-stack-deep": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
-                                  features="basic+chars", stack=3, stack_hidden=7,
-                                  stack_depth=2),
     # the word's clusters at three granularities from a lexicon (a third of the words outside)
     "ner-window-clusters": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
                                 features="basic+chars+clusters",
                                 clusters=str(FIX / "clusters_small.lst")),
-    # the same with gazetteer flags, all-caps words looked up as Title-case too (--fold-caps):
-    # the headlines' words get other ids in training, and so must they at run time
-    "ner-window-fold-caps": dict(task="ner", train=FIX / "ner_small.conll", criterion="sll",
-                                 features="senna+chars+clusters", fold_caps=True,
-                                 gazetteer=str(FIX / "gazetteer_small.lst"),
-                                 clusters=str(FIX / "clusters_small.lst")),
+    # the same with gazetteer flags
+    "ner-window-gazetteer-clusters": dict(task="ner", train=FIX / "ner_small.conll",
+                                          criterion="sll", features="senna+chars+clusters",
+                                          gazetteer=str(FIX / "gazetteer_small.lst"),
+                                          clusters=str(FIX / "clusters_small.lst")),
     "srl-sentence-chars": dict(task="srl", train=FIX / "srl_small.conll", criterion="sll",
                                features="basic+chars"),
     # the predicate's window reaches past the sentence's edges (PADDING) for some predicates

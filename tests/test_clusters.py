@@ -8,7 +8,7 @@ import pytest
 from conftest import FIX
 
 from senna import features as F
-from senna.features import ClusterFeature, Featurizer, Gazetteer, Lexicon, cluster_key, fold_caps
+from senna.features import ClusterFeature, Featurizer, Lexicon, cluster_key
 from senna.io.checkpoint import ModelError, load_model
 from senna.lm.clusters import kmeans, tokenise
 from senna.tasks import get_task
@@ -32,47 +32,6 @@ def test_ids_are_the_cluster_of_the_word_as_written_and_rare_outside():
     unk, first = Vocab.unk_id, 2   # cluster c is the vocabulary's item str(c), id c + 2
     assert ids[:, 1].tolist() == [1 + first, 2 + first, 3 + first, unk, unk]
     assert ids[:, 2].tolist() == [5 + first, 6 + first, 7 + first, unk, unk]
-
-
-def test_folded_caps_find_a_headlines_words_as_title_or_lower_case():
-    """--fold-caps: an all-caps word missing as written takes its Title-case form's cluster,
-    else its lower-case form's; words found as written, and other words, are unchanged."""
-    assert [fold_caps(w) for w in ("JAPAN", "O'NEILL", "U.S.", "I", "Japan", "1996", "")] == \
-        ["Japan", "O'Neill", "U.S.", "I", "Japan", "1996", ""]
-    lex = Lexicon((4,), {"May": (1,), "may": (2,), "THE": (3,), "the": (0,)})
-    unk, first = Vocab.unk_id, 2
-    words = ["MAY", "THE", "The", "MAYBE", "May", "may"]
-    plain = Featurizer.fit([*F.clusters(4)], [], words=None, lexicon=lex)
-    folded = Featurizer.fit([*F.clusters(4)], [], words=None, lexicon=lex, fold_caps=True)
-    assert plain.encode(words)[:, 0].tolist() == [unk, 3 + first, unk, unk, 1 + first,
-                                                  2 + first]
-    assert folded.encode(words)[:, 0].tolist() == [1 + first, 3 + first, unk, unk,
-                                                   1 + first, 2 + first]
-    plain.set_fold_caps(True)   # a loaded model switched (bench/fold_caps.py): ids redone
-    assert plain.encode(words).tolist() == folded.encode(words).tolist()
-    # the lower-case form when the Title-case one is missing too
-    lex2 = Lexicon((4,), {"the": (0,)})
-    fz = Featurizer.fit([*F.clusters(4)], [], words=None, lexicon=lex2, fold_caps=True)
-    assert fz.encode(["THE", "The"])[:, 0].tolist() == [first, unk]
-
-
-def test_folded_caps_match_the_gazetteer_in_either_form():
-    gaz = Gazetteer({"LOC": {("New", "York"), ("JAPAN",)}, "ORG": {("Reuters",)}})
-    specs = [F.gazetteer_feature("LOC"), F.gazetteer_feature("ORG")]
-    sentence = ["NEW", "YORK", "and", "JAPAN", "REUTERS", "Reuters"]
-    on = {"yes"}
-
-    def flags(fz):
-        ids = fz.encode(sentence)
-        return [[fz.vocabs[s.name].items[i] in on for i in ids[:, j]]
-                for j, s in enumerate(specs)]
-
-    plain = Featurizer.fit(specs, [], gaz, words=None)
-    folded = Featurizer.fit(specs, [], gaz, words=None, fold_caps=True)
-    assert flags(plain) == [[False, False, False, True, False, False],
-                            [False, False, False, False, False, True]]
-    assert flags(folded) == [[True, True, False, True, False, False],
-                             [False, False, False, False, True, True]]
 
 
 def test_presets_add_one_table_per_granularity():

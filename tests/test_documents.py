@@ -8,7 +8,6 @@ import pytest
 from senna.api import Tagger, load
 from senna.decode.documents import consistent_types
 from senna.document import Document, Sentence
-from senna.features import FeatureSpec
 from senna.runtime.pipeline import Pipeline
 from senna.runtime.predict import predict_gold_inputs
 from senna.tasks import TASKS
@@ -89,37 +88,6 @@ def test_evaluation_reads_the_sentences_documents(models):
         consistent_types(SENTS, plain, [0] * len(SENTS))
 
 
-def test_a_tagger_reading_document_votes_trains_and_tags_in_two_passes(tmp_path):
-    """Training reads the gold names of the other sentences, dev scoring and the runtime a
-    first pass's; the runtime's second pass equals training's."""
-    pytest.importorskip("torch")
-    from conftest import FIX
-
-    from senna.io.checkpoint import load_model
-    from senna.io.conll import read_dataset
-    from senna.runtime.model import TaskModel
-    from senna.train.data import document_examples, make_examples
-    from senna.train.loop import TrainConfig, network_from_saved, train
-    from senna.train.scoring import predict_tags
-
-    path = str(FIX / "ner_small.conll")
-    cfg = TrainConfig(task="ner", train=path, dev=path, out=str(tmp_path / "m"), epochs=2,
-                      hidden=20, word_dim=8, batch_size=4, threads=1,
-                      features="basic+document", document_dropout=0.3)
-    train(cfg)
-    saved = load_model(cfg.out)
-    votes = saved.featurizer.vocabs["doc_ner"]
-    assert len(votes) > 3          # PADDING, RARE, "O" and types the training votes gave
-    sents = read_dataset(path, "conll2003")
-    assert len({s.doc for s in sents}) > 1
-    net, task = network_from_saved(saved), TASKS["ner"]
-    first = predict_tags(net, make_examples(task, sents, saved.featurizer), saved)
-    second = predict_tags(net, document_examples(task, sents, saved.featurizer, first), saved)
-    runtime = TaskModel(saved)
-    assert predict_gold_inputs(runtime, task, sents, documents=False) == second != first
-    assert runtime.predict([s.words for s in sents]) == first   # alone: no votes read
-
-
 def test_a_word_of_longer_names_outvotes_its_own_span():
     """No name gets two types by its own words alone: "Clinton" (ORG once) against the
     "Clinton" of "Bill Clinton" (PER twice): PER wins (the fast path must see this)."""
@@ -128,10 +96,3 @@ def test_a_word_of_longer_names_outvotes_its_own_span():
     assert consistent_types(words, tags, [0, 0, 0])[1] == ["S-PER", "O"]
     assert consistent_types(words, tags, [0, 1, 0])[1] == ["S-ORG", "O"]
 
-
-def test_the_document_feature_is_for_word_taggers_only():
-    assert TASKS["ner"].features("senna+document")[-1] == \
-        FeatureSpec("doc_ner", "document", 5, "ner")
-    assert TASKS["ner"].features("basic+document:8")[-1].dim == 8
-    with pytest.raises(ValueError, match=r"'\+chars\+clusters\+pos"):
-        TASKS["srl"].features("senna+document")

@@ -27,7 +27,6 @@ def test_runtime_reproduces_training_scores_and_tags(tmp_path, name):
     cfg = small_config(tmp_path, name)
     train(cfg)
     saved = load_model(cfg.out)
-    assert saved.featurizer.fold_caps == cfg.fold_caps   # kept in the model's config
     task = get_task(cfg.task)
     sentences = (load_splits(cfg, task)[0] if cfg.extra_columns
                  else read_dataset(cfg.train, task.fmt))
@@ -192,34 +191,9 @@ def test_gazetteer_dropout_only_touches_gazetteer_flags():
     ids = np.array([[[5, 3], [3, 2], [7, 3]]])
     drop_features(ids, fz, TrainConfig(task="ner", train="x"), np.random.default_rng(0))
     assert ids[0, :, 1].tolist() == [3, 2, 3]
-    drop_features(ids, fz, TrainConfig(task="ner", train="x", gazetteer_dropout=1.0,
-                                    column_dropout=1.0), np.random.default_rng(0))
+    drop_features(ids, fz, TrainConfig(task="ner", train="x", gazetteer_dropout=1.0),
+                  np.random.default_rng(0))
     assert ids[0, :, 1].tolist() == [2, 2, 2] and ids[0, :, 0].tolist() == [5, 3, 7]
-
-
-@pytest.mark.parametrize("option, column", [("column_dropout", 2), ("word_dropout", 0)])
-def test_column_and_word_dropout_turn_only_their_ids_into_rare(option, column):
-    from senna import features as F
-    from senna.features import Featurizer
-    from senna.train.loop import drop_features
-
-    fz = Featurizer.fit([F.word(), F.caps(), F.column("pt0")], [], words=None)
-    ids = np.array([[[5, 3, 4], [1, 2, 1], [7, 3, 6], [0, 0, 0]]])   # RARE; padding
-    before = ids.copy()
-    drop_features(ids, fz, TrainConfig(task="srl", train="x", **{option: 0.0}),
-                  np.random.default_rng(0))
-    assert (ids == before).all()
-    drop_features(ids, fz, TrainConfig(task="srl", train="x", **{option: 1.0}),
-                  np.random.default_rng(0))
-    before[0, :3, column] = 1
-    assert (ids == before).all()   # padding stays padding, the other features stay
-    half = np.full((1, 4000, 3), 4)
-    drop_features(half, fz, TrainConfig(task="srl", train="x", **{option: 0.25}),
-                  np.random.default_rng(0))
-    others = [j for j in range(3) if j != column]
-    assert 0.2 < (half[0, :, column] == 1).mean() < 0.3 and (half[0, :, others] == 4).all()
-    with pytest.raises(ValueError, match=option.replace("_", "-")):
-        TrainConfig(task="srl", train="x", **{option: 1.5})
 
 
 @pytest.mark.slow
@@ -265,8 +239,8 @@ def test_resume_refuses_another_model_or_data_and_reports_changed_settings(tmp_p
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kw", [dict(dropout_input=0.2, dropout_hidden=0.3, lr_decay=0.5),
-                                dict(adversarial=0.5)], ids=["dropout-decay", "adversarial"])
+@pytest.mark.parametrize("kw", [dict(dropout_input=0.2, dropout_hidden=0.3),
+                                dict(adversarial=0.5)], ids=["dropout", "adversarial"])
 def test_regularisers_resume_exactly_and_change_training(tmp_path, kw):
     a = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "a"), epochs=2, **kw)
     b = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "b"), epochs=1, **kw)
@@ -283,16 +257,15 @@ def test_regularisers_resume_exactly_and_change_training(tmp_path, kw):
 
 
 def test_bad_dropout_and_decay_are_refused(tmp_path):
-    for kw in (dict(dropout_input=1.0), dict(dropout_hidden=-0.1), dict(lr_decay=-1.0),
-               dict(average=1.0), dict(average=-0.5)):
-        with pytest.raises(ValueError, match="dropout|decay|average"):
+    for kw in (dict(dropout_input=1.0), dict(dropout_hidden=-0.1), dict(average=1.0),
+               dict(average=-0.5)):
+        with pytest.raises(ValueError, match="dropout|average"):
             small_config(tmp_path, "ner-window-sll", **kw)
 
 
 def test_bad_stack_settings_are_refused(tmp_path):
     for kw in (dict(stack=2), dict(stack=-1), dict(stack_hidden=10),
-               dict(stack=3, stack_hidden=-1), dict(stack_depth=2),
-               dict(stack=3, stack_depth=0)):
+               dict(stack=3, stack_hidden=-1)):
         with pytest.raises(ValueError, match="--stack"):
             small_config(tmp_path, "ner-window-sll", **kw)
 

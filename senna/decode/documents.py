@@ -14,12 +14,6 @@ shipped model from 92.87 to 93.12 F1 (`python bench/documents.py --data ../share
 which also measures other NER models).  What a document is comes from the caller: a
 `-DOCSTART-` block of a CoNLL-2003 file, one text given to `senna.load()(text)`, one input
 line of the `senna` command; sentences tagged without one are documents of their own.
-
-`document_votes` gives the other half: per word, the types the *other* sentences of its
-document give the same words, which a tagger trained with the `+document` feature reads in a
-second pass (`senna.features.DocumentFeature`, `senna.runtime.predict.in_documents`).  On
-the NER dev set that network ends level with the vote alone at half the speed, so the
-shipped NER does not read them (measured in docs/lab/levers.md).
 """
 
 from __future__ import annotations
@@ -30,7 +24,7 @@ from collections.abc import Hashable, Sequence
 from senna.tags import Span, spans_to_tags, tags_to_spans
 
 Key = tuple[str, ...]   # a span's words; ("", word) for a capitalised word of a longer span
-NONE = "O"              # document_votes: no other sentence names this word
+NONE = "O"              # outside any name
 
 
 def _votes(words: Sequence[str], spans: Sequence[Span]) -> Counter:
@@ -120,46 +114,3 @@ def consistent_types(words: Sequence[Sequence[str]], tags: Sequence[Sequence[str
     return [_relabel(votes[key], w, t, sp, scheme) if key in votes else list(t)
             for key, w, t, sp in zip(keys, words, tags, spans, strict=True)]
 
-
-def document_votes(words: Sequence[Sequence[str]], tags: Sequence[Sequence[str]],
-                   docs: Sequence[Hashable] | None = None) -> list[list[str]]:
-    """Per sentence and word, the types that the *other* sentences of its document give
-    these words ("LOC", "ORG+PER", NONE): every word of an occurrence of a name tagged
-    elsewhere gets that name's types, and a capitalised word those of the longer names it is
-    part of elsewhere.  What a second pass of a tagger reads as a feature
-    (`senna.features.DocumentFeature`): from gold tags in training, from the first pass's
-    tags at run time; a sentence's own tags never count, so gold ones do not leak."""
-    keys = _check(words, tags, docs)
-    own = [_votes(w, tags_to_spans(t)) for w, t in zip(words, tags, strict=True)]
-    totals: dict[Hashable, Counter] = defaultdict(Counter)
-    for key, c in zip(keys, own, strict=True):
-        totals[key].update(c)
-    indexes: dict[Hashable, tuple[dict[Key, Counter], dict[str, set[int]]]] = {}
-    out = []
-    for key, w, c in zip(keys, words, own, strict=True):
-        if totals[key] == c:   # no other sentence of the document names anything
-            out.append([NONE] * len(w))
-            continue
-        if key not in indexes:
-            by_key = _by_key(totals[key])
-            lengths: dict[str, set[int]] = defaultdict(set)
-            for k in by_key:
-                if k[0]:
-                    lengths[k[0]].add(len(k))
-            indexes[key] = by_key, lengths
-        by_key, lengths = indexes[key]
-
-        def others(k: Key, by_key=by_key, c=c) -> list[str]:
-            """Types the other sentences give key k (this sentence's own votes taken off)."""
-            return [t for t, n in by_key.get(k, {}).items() if n > c[k, t]]
-
-        flags: list[set[str]] = [set() for _ in w]
-        for i, word in enumerate(w):
-            for n in lengths.get(word, ()):
-                found = others(tuple(w[i : i + n])) if i + n <= len(w) else ()
-                for j in range(i, i + n) if found else ():
-                    flags[j].update(found)
-            if word[:1].isupper():
-                flags[i].update(others(("", word)))
-        out.append(["+".join(sorted(f)) or NONE for f in flags])
-    return out

@@ -61,7 +61,7 @@ WEIGHT_LIMIT = 1e4
 OPTIONAL_FILES = ("gazetteer.lst", *Lexicon.MODEL_FILES, "clusters.lst")
 # least value of each whole-number network setting (NetConfig checks how they combine)
 _NET_LEAST = {"n_tags": 1, "window": 1, "hidden": 1, "conv": 0, "dist_dim": 0, "max_dist": 0,
-              "predicate_window": 0, "stack": 0, "stack_hidden": 0, "stack_depth": 1}
+              "predicate_window": 0, "stack": 0, "stack_hidden": 0}
 _NAME = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*")   # a feature's vocabulary file name
 T = TypeVar("T")
 
@@ -245,8 +245,6 @@ def save_model(path: str | os.PathLike, model: SavedModel) -> None:
     config = {"format": FORMAT, "version": VERSION, "task": model.task,
               "net": model.net.to_dict(), "features": model.featurizer.config(),
               "tags": model.tags.items, **info}
-    if model.featurizer.fold_caps:   # written only when set: older models' files unchanged
-        config["fold_caps"] = True
     (path / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
     write_manifest(path, model_files(path, model.featurizer.specs))
 
@@ -311,7 +309,7 @@ def _read_featurizer(path: Path, config: dict, specs: list[FeatureSpec], sealed:
                if (path / "clusters.lst").exists() else None)
     if lexicon is not None and not sealed:
         lexicon.preload()
-    return Featurizer(specs, vocabs, gaz, lexicon, bool(config.get("fold_caps")))
+    return Featurizer(specs, vocabs, gaz, lexicon)
 
 
 def _read_vocab(file: Path, sealed: bool) -> Vocab:
@@ -337,8 +335,8 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
         net = NetConfig.from_dict(config["net"])
         model = SavedModel(config["task"], net, featurizer, TagSet(config["tags"]), {},
                            {k: v for k, v in config.items()
-                            if k not in ("format", "version", "task", "net", "features", "tags",
-                                         "fold_caps")})
+                            if k not in ("format", "version", "task", "net", "features",
+                                         "tags")})
         check_settings(model, path)
         model.weights = _reading(path / "weights.npz",
                                  lambda f: load_npz(f, _array_check(model, f)))
@@ -540,8 +538,6 @@ def check_config(config: dict, file: Path) -> None:
     _check_net(config.get("net"), file)
     _check_features(config.get("features"), file)
     _check_tags(config.get("tags"), config.get("scheme"), file)
-    if not isinstance(config.get("fold_caps", False), bool):
-        raise ModelError(f"{file}: fold_caps must be true or false")
     if config.get("rows_dtype", "float32") not in ("float16", "float32"):
         raise ModelError(f"{file}: rows_dtype must be float16 or float32, got "
                          f"{config['rows_dtype']!r}")

@@ -37,9 +37,6 @@ class NetConfig:
     # Width of that second layer (0: as wide as the first), so a wide first layer can take a
     # narrow stack at a fraction of the cost.
     stack_hidden: int = 0
-    # Stacked layers of that kind, each over the previous one's outputs at `stack`
-    # neighbouring words (1: the second hidden layer alone).
-    stack_depth: int = 1
     # Per feature, [character width, window] for a character convolution (vocab_sizes then
     # counts characters, dims filters) or [] for a lookup table; [] when none has one.
     chars: list[list[int]] = field(default_factory=list)
@@ -61,9 +58,6 @@ class NetConfig:
         if self.stack_hidden < 0 or (self.stack_hidden and not self.stack):
             raise ValueError(f"stack_hidden must be 0, or positive with a stack, got "
                              f"{self.stack_hidden}")
-        if self.stack_depth < 1 or (self.stack_depth > 1 and not self.stack):
-            raise ValueError(f"stack_depth must be 1, or more with a stack, got "
-                             f"{self.stack_depth}")
         if len(self.vocab_sizes) != len(self.dims):
             raise ValueError("one embedding width per feature vocabulary is needed")
         if self.chars and (len(self.chars) != len(self.dims)
@@ -81,12 +75,9 @@ class NetConfig:
 
     @property
     def stacked(self) -> list[tuple[str, int]]:
-        """(weight name, input width) of each stacked layer, bottom up: `l1s` reads the first
-        layer's outputs, `l1s2`, `l1s3`, ... the stacked layer below."""
-        if not self.stack:
-            return []
-        return [("l1s" if k == 1 else f"l1s{k}", self.hidden if k == 1 else self.top_hidden)
-                for k in range(1, self.stack_depth + 1)]
+        """(weight name, input width) of the stacked layer, if any: `l1s` reads the first
+        layer's outputs."""
+        return [("l1s", self.hidden)] if self.stack else []
 
     def to_dict(self) -> dict:
         return asdict(self)

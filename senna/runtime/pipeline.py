@@ -228,8 +228,8 @@ class Pipeline:
                 chosen = predicates if predicates is not None else [rule(c) for c in columns]
                 roles = self.roles(task, words, columns, chosen, cut)
             else:
-                tagged = in_documents(partial(self._window_tags, task), self.models[task],
-                                      TASKS[task], words, columns, docs, self.documents)
+                tagged = in_documents(partial(self._window_tags, task), TASKS[task], words,
+                                      columns, docs, self.documents)
                 for col, tags in zip(columns, tagged, strict=True):
                     col[task] = tags
         return columns, roles

@@ -1,38 +1,26 @@
-"""A model's tags as the runtime gives them: `in_documents` (a window task in documents: a
-second pass where the model reads its document's names, then the vote for one type per
-name), shared by the pipeline and `predict_gold_inputs`, which runs a model over
-gold-annotated sentences (their words, input columns, predicates and documents), as
-evaluation and the training/runtime agreement test need."""
+"""A model's tags as the runtime gives them: `in_documents` (a window task in documents:
+the vote for one type per name), shared by the pipeline and `predict_gold_inputs`, which
+runs a model over gold-annotated sentences (their words, input columns, predicates and
+documents), as evaluation and the training/runtime agreement test need."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 
-from senna.decode.documents import NONE, consistent_types, document_votes
-from senna.features import DocumentFeature
+from senna.decode.documents import consistent_types
 from senna.runtime.model import TaskModel
 from senna.tasks import TaskSpec
 
 Predict = Callable[[list[list[str]], list[Mapping[str, Sequence[str]]]], list[list[str]]]
 
 
-def in_documents(predict: Predict, model: TaskModel, task: TaskSpec, words: list[list[str]],
+def in_documents(predict: Predict, task: TaskSpec, words: list[list[str]],
                  columns: list[Mapping[str, Sequence[str]]], docs: Sequence[Hashable] | None,
                  vote: bool = True) -> list[list[str]]:
     """A window task's tags for sentences grouped in documents (`docs`, None: each sentence
-    alone): `predict`, then, for a model with a document feature, `predict` again reading
-    the first pass's names in the other sentences, then (`vote`, for tasks whose table
-    entry says so) one type per name in each document."""
+    alone): `predict`, then (`vote`, for tasks whose table entry says so) one type per name
+    in each document."""
     tags = predict(words, columns)
-    names = [k.spec.name for k in model.featurizer.of_kind(DocumentFeature)]
-    if names:   # sentences whose words the rest of their document never names keep theirs
-        votes = document_votes(words, tags, docs)
-        again = [i for i, v in enumerate(votes) if any(x != NONE for x in v)]
-        found = predict([words[i] for i in again],
-                        [{**columns[i], **dict.fromkeys(names, votes[i])} for i in again])
-        tags = list(tags)
-        for i, t in zip(again, found, strict=True):
-            tags[i] = t
     if vote and task.document_types:
         tags = consistent_types(words, tags, docs)
     return tags
@@ -42,8 +30,7 @@ def predict_gold_inputs(model: TaskModel, task: TaskSpec, sentences: Sequence,
                         batch: int = 256, documents: bool = True) -> list[list[str]]:
     """Tags in the model's scheme: per sentence, or per predicate for SRL, as the runtime
     gives them (`in_documents`, the documents being the sentences' `doc` fields).
-    `documents` False: no vote for one type per name (a second pass still runs where the
-    model reads one)."""
+    `documents` False: no vote for one type per name."""
     out: list[list[str]] = []
     if task.per_predicate:
         for i in range(0, len(sentences), batch):
@@ -59,5 +46,5 @@ def predict_gold_inputs(model: TaskModel, task: TaskSpec, sentences: Sequence,
         return [t for i in range(0, len(words), batch)
                 for t in model.predict(words[i : i + batch], columns[i : i + batch])]
 
-    return in_documents(predict, model, task, [s.words for s in sentences],
+    return in_documents(predict, task, [s.words for s in sentences],
                         [s.columns for s in sentences], [s.doc for s in sentences], documents)

@@ -51,12 +51,8 @@ def stack_text(net: dict) -> str:
     if not net.get("stack"):
         return ""
     cfg = NetConfig.from_dict(net)
-    if cfg.stack_depth == 1:
-        return (f"; {cfg.hidden} hidden units, then a second layer of {cfg.top_hidden} over "
-                f"the first layer's outputs at {cfg.stack} neighbouring words")
-    return (f"; {cfg.hidden} hidden units, then {cfg.stack_depth} stacked layers of "
-            f"{cfg.top_hidden}, each over the outputs of the layer below at {cfg.stack} "
-            f"neighbouring words")
+    return (f"; {cfg.hidden} hidden units, then a second layer of {cfg.top_hidden} over "
+            f"the first layer's outputs at {cfg.stack} neighbouring words")
 
 
 def teachers_text(cfg: dict) -> list[str]:
@@ -180,8 +176,6 @@ def card_text(config: dict) -> str:
            + ": the dev scores below are with those predicted inputs"]
           if cfg.get("predicted_columns") else []),
         *clusters_text(cfg, tr.get("clusters_source")),
-        *(["- All-caps words (headlines) are also looked up as Title-case, in the gazetteer "
-           "and the cluster lexicon (`--fold-caps`)"] if cfg.get("fold_caps") else []),
         *teachers_text(cfg),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}",
         f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "

@@ -52,9 +52,6 @@ class TrainConfig:
     clusters: str | None = setting("cluster lexicon (`senna lm clusters`) for the '+clusters' "
                                    "features: the word's cluster, as written, from unlabeled "
                                    "text", None)
-    fold_caps: bool = setting("look all-caps words (headlines) up as Title-case too: in the "
-                              "gazetteer besides the written form, in the cluster lexicon "
-                              "where the written form is missing (true/false)", False)
     extra_columns: str | None = setting("TRAIN_FILE,DEV_FILE of a tag column the model reads, "
                                         "e.g. PT0 for SRL (needs --dev)", None)
     predicted_columns: str | None = setting(
@@ -88,25 +85,12 @@ class TrainConfig:
     stack_hidden: int = setting("units of that second layer (0: as many as --hidden); a wide "
                                 "first layer can take a narrow stack at a fraction of the cost",
                                 0)
-    stack_depth: int = setting("stacked layers of that kind, each over the outputs of the one "
-                               "below at --stack neighbouring words (1: the second hidden "
-                               "layer alone)", 1)
     word_dim: int = setting("word vector size (that of --embeddings)", 50)
     max_words: int = setting("dictionary size at most (PADDING and RARE included)", 100_000)
     min_count: int = setting("training words seen fewer times map to RARE, so RARE gets "
                              "trained", 2)
     gazetteer_dropout: float = setting("probability (0-1) of switching a gazetteer flag off "
                                        "in training", 0.0)
-    column_dropout: float = setting("probability (0-1) of replacing a tag of an input column "
-                                    "(POS, PT0, ...) by RARE in training, so the model leans "
-                                    "less on the upstream tagger's output", 0.0)
-    word_dropout: float = setting("probability (0-1) of replacing a word by RARE in training "
-                                  "(its characters, caps and suffix stay), so the network "
-                                  "learns to tag the words its dictionary lacks", 0.0)
-    document_dropout: float = setting("probability (0-1) of hiding a word's document votes "
-                                      "(the '+document' feature) in training: gold names "
-                                      "elsewhere in a story are surer than a first pass's",
-                                      0.0)
     format: str = setting("reader format of the train and dev files (senna.io.conll.FORMATS; "
                           "empty: the task's own), e.g. conll2000 for POS read from the "
                           "CoNLL-2000 chunking data's POS column", "")
@@ -138,7 +122,6 @@ class TrainConfig:
                                  "far per word, in the direction that raises it most "
                                  "(senna.train.adversarial; 0: off; a second pass per batch)",
                                  0.0)
-    lr_decay: float = setting("learning rate at epoch e: lr / (1 + lr_decay * (e - 1))", 0.0)
     average: float = setting("weight averaging: 0 (off), or the decay per update of a moving "
                              "average of the weights, which the dev score and the saved model "
                              "then use (e.g. 0.999)", 0.0)
@@ -189,8 +172,6 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append("--stack needs the window approach")
     if cfg.stack_hidden < 0 or (cfg.stack_hidden and not cfg.stack):
         out.append(f"--stack-hidden must be 0, or positive with --stack, got {cfg.stack_hidden}")
-    if cfg.stack_depth < 1 or (cfg.stack_depth > 1 and not cfg.stack):
-        out.append(f"--stack-depth must be 1, or more with --stack, got {cfg.stack_depth}")
     if cfg.max_words < 3:
         out.append(f"--max-words must be at least 3 (PADDING, RARE and a word), got "
                    f"{cfg.max_words}")
@@ -216,11 +197,8 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.adversarial and sentence:
         out.append("--adversarial needs the window approach (not built for the sentence "
                    "approach, whose predicate window looks words up a second time)")
-    if cfg.lr_decay < 0:
-        out.append(f"--lr-decay must be 0 or more, got {cfg.lr_decay}")
-    for name in ("gazetteer_dropout", "column_dropout", "word_dropout", "document_dropout"):
-        if not 0 <= getattr(cfg, name) <= 1:
-            out.append(f"{option(name)} must be between 0 and 1, got {getattr(cfg, name)}")
+    if not 0 <= cfg.gazetteer_dropout <= 1:
+        out.append(f"--gazetteer-dropout must be between 0 and 1, got {cfg.gazetteer_dropout}")
     if cfg.format and cfg.format not in FORMATS:
         out.append(f"--format must be one of {', '.join(FORMATS)} (or empty: the task's), got "
                    f"{cfg.format!r}")
@@ -231,8 +209,6 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--max-minutes must be 0 (no limit) or more, got {cfg.max_minutes}")
     if cfg.threads < 0:
         out.append(f"--threads must be 0 (torch's default) or more, got {cfg.threads}")
-    if cfg.fold_caps and not (cfg.gazetteer or cfg.clusters):
-        out.append("--fold-caps needs --gazetteer or --clusters, the lists it looks words up in")
     if cfg.fixed_embeddings and not cfg.embeddings:
         out.append("--fixed-embeddings needs --embeddings to keep")
     if cfg.jackknife < 0 or cfg.jackknife == 1:

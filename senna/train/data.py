@@ -7,12 +7,11 @@ predicate has its own tag column (CoNLL-2005 setting).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from senna.decode.documents import document_votes
-from senna.features import DocumentFeature, FeatureSpec, Featurizer, PredDistanceFeature
+from senna.features import Featurizer, PredDistanceFeature
 from senna.tags import brackets_to_tags, convert
 from senna.tasks import TaskSpec
 from senna.vocab import TagSet
@@ -45,29 +44,6 @@ def make_examples(task: TaskSpec, sentences: Sequence, featurizer: Featurizer) -
             ids = base if base is not None else featurizer.encode(s.words, columns, p)
             out.append(Example(ids, tags, p))
     return out
-
-
-def with_document_votes(sentences: Sequence, specs: Sequence[FeatureSpec],
-                        tags: Sequence[Sequence[str]]) -> list | None:
-    """Copies of the sentences with the document-feature column filled from `tags` (one
-    column per sentence; gold in training, a first pass's when scoring), or None when no
-    feature reads one."""
-    names = [s.name for s in specs if s.kind == "document"]
-    if not names:
-        return None
-    votes = document_votes([s.words for s in sentences], tags, [s.doc for s in sentences])
-    return [replace(s, columns={**s.columns, **dict.fromkeys(names, v)})
-            for s, v in zip(sentences, votes, strict=True)]
-
-
-def document_examples(task: TaskSpec, sentences: Sequence, featurizer: Featurizer,
-                      tags: Sequence[Sequence[str]]) -> list[Example] | None:
-    """Examples for a second pass reading the document votes of a first pass's `tags`
-    (None when the featurizer has no document feature)."""
-    if not featurizer.of_kind(DocumentFeature):
-        return None
-    return make_examples(task, with_document_votes(sentences, featurizer.specs, tags),
-                         featurizer)
 
 
 @dataclass

@@ -21,15 +21,7 @@ import torch
 from tqdm import tqdm
 
 from senna.datasets import load_splits
-from senna.features import (
-    ColumnFeature,
-    DocumentFeature,
-    Featurizer,
-    Gazetteer,
-    GazetteerFeature,
-    Lexicon,
-    WordFeature,
-)
+from senna.features import Featurizer, Gazetteer, GazetteerFeature, Lexicon, WordFeature
 from senna.io.checkpoint import SavedModel, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import (
@@ -45,7 +37,7 @@ from senna.train.averaging import AVERAGE_DIR, averaged, score_epoch
 from senna.train.card import write_card
 from senna.train.cascade import predict_columns
 from senna.train.config import TrainConfig
-from senna.train.data import Example, batches, make_examples, with_document_votes
+from senna.train.data import Example, batches, make_examples
 from senna.train.distill import attach_teacher_scores, distillation_loss, load_teachers
 from senna.train.guard import check_dev, check_loss, check_weights
 from senna.train.resume import (
@@ -72,7 +64,7 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     gaz = Gazetteer.load(cfg.gazetteer) if cfg.gazetteer else None
     lexicon = Lexicon.load(cfg.clusters) if cfg.clusters else None
     featurizer = Featurizer.fit(specs, train_sents, gaz, words or word_vocab(cfg, train_sents),
-                                vocabs=vocabs, lexicon=lexicon, fold_caps=cfg.fold_caps)
+                                vocabs=vocabs, lexicon=lexicon)
     examples = make_examples(task, train_sents, featurizer)
     tagset = TagSet(sorted({t for e in examples for t in e.tags}))
     net_cfg = NetConfig(approach=cfg.approach or task.approach, criterion=cfg.criterion,
@@ -80,7 +72,7 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
                         n_tags=len(tagset), window=cfg.window, hidden=cfg.hidden,
                         conv=cfg.conv if (cfg.approach or task.approach) == "sentence" else 0,
                         predicate_window=cfg.predicate_window, stack=cfg.stack,
-                        stack_hidden=cfg.stack_hidden, stack_depth=cfg.stack_depth,
+                        stack_hidden=cfg.stack_hidden,
                         chars=featurizer.net_shapes())
     torch.manual_seed(cfg.seed)
     net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
@@ -126,28 +118,19 @@ def optimizer(named: Iterable[tuple[str, torch.nn.Parameter]], lr: float,
 
 
 def drop_features(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
-               rng: np.random.Generator) -> None:
-    """Gazetteer flags "yes" -> "no" (`gazetteer_dropout`), input-column tags -> RARE
-    (`column_dropout`), words -> RARE (`word_dropout`) and document votes -> none
-    (`document_dropout`) at random, in place.
+                  rng: np.random.Generator) -> None:
+    """Gazetteer flags "yes" -> "no" at random (`gazetteer_dropout`), in place.
 
     The CoNLL-2003 list was compiled from its training data, so on training sentences the
     flags nearly give the answer and the network learns to trust them more than they deserve
-    on new text; dropping them at random keeps the word and caps features in use.  Gold
-    input columns (POS, PT0) are likewise more reliable in training than the upstream
-    taggers' output the model meets at run time, and nearly every training word is in the
-    dictionary while new text brings words it lacks.  No random numbers are drawn for a
-    probability of 0, so runs without them stay the runs they were.
+    on new text; dropping them at random keeps the word and caps features in use.  No random
+    numbers are drawn for a probability of 0, so runs without it stay the runs they were.
     """
-    for kind_type, p in ((GazetteerFeature, cfg.gazetteer_dropout),
-                         (ColumnFeature, cfg.column_dropout),
-                         (WordFeature, cfg.word_dropout),
-                         (DocumentFeature, cfg.document_dropout)):
-        if p <= 0:
-            continue
-        for j, kind in enumerate(featurizer.kinds):
-            if isinstance(kind, kind_type):
-                kind.drop(ids[..., j], p, rng)
+    if cfg.gazetteer_dropout <= 0:
+        return
+    for j, kind in enumerate(featurizer.kinds):
+        if isinstance(kind, GazetteerFeature):
+            kind.drop(ids[..., j], cfg.gazetteer_dropout, rng)
 
 
 def step_loss(net: Tagger, batch, distill: float = 0.0,
@@ -220,12 +203,13 @@ def network_from_saved(saved: SavedModel) -> Tagger:
 
 def epoch_settings(net: Tagger, opt: torch.optim.Optimizer, rates: list[float],
                    cfg: TrainConfig, epoch: int) -> None:
-    """Training mode with the settings' dropout, and this epoch's learning rates (decayed
-    from `rates`, the first epoch's): a task's regularisation, alone or in a joint run."""
+    """Training mode with the settings' dropout, and the learning rates `rates` (the first
+    epoch's, which a resumed optimizer's state may not hold): a task's regularisation, alone
+    or in a joint run."""
     net.train()
     net.set_dropout(cfg.dropout_input, cfg.dropout_hidden)
     for group, rate in zip(opt.param_groups, rates, strict=True):
-        group["lr"] = rate / (1.0 + cfg.lr_decay * (epoch - 1))
+        group["lr"] = rate
 
 
 def start_epoch(net: Tagger, opt: torch.optim.Optimizer, rates: list[float],
@@ -242,10 +226,6 @@ def training_splits(cfg: TrainConfig, task: TaskSpec) -> tuple[list, list]:
     train_sents, dev_sents = load_splits(cfg, task)
     if cfg.predicted_columns:
         predict_columns(cfg, train_sents, dev_sents)
-    specs = task.features(cfg.features)
-    if any(s.kind == "document" for s in specs):   # from the gold names of the other sentences
-        train_sents = with_document_votes(train_sents, specs,
-                                          [s.columns[task.target] for s in train_sents])
     return train_sents, dev_sents
 
 

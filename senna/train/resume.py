@@ -51,8 +51,7 @@ _PARTIAL = CHECKPOINT + ".tmp-"   # + the writer's pid: a checkpoint being writt
 _ASIDE = CHECKPOINT + ".old"      # the previous checkpoint, between the two renames
 # Settings of the schedule: a resumed run may change them (and is told so).
 SCHEDULE = ("epochs", "lr", "batch_size", "patience", "max_minutes", "threads", "jobs",
-            "gazetteer_dropout", "column_dropout", "word_dropout", "document_dropout",
-            "seed")
+            "gazetteer_dropout", "seed")
 # Files whose content a resumed run checks (embeddings are not: the checkpoint replaces
 # the word table they initialise, and a dictionary they change is caught by
 # `model_differences`; hashing a multi-gigabyte vector file would slow every start).

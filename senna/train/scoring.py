@@ -12,7 +12,7 @@ from senna.nn.networks import Tagger
 from senna.runtime.model import decode_roles, model_decoder
 from senna.scoring import score_predictions
 from senna.tasks import TaskSpec
-from senna.train.data import Example, batches, document_examples
+from senna.train.data import Example, batches
 
 
 @torch.no_grad()
@@ -34,10 +34,5 @@ def predict_tags(net: Tagger, examples: Sequence[Example], saved: SavedModel,
 
 def evaluate_model(saved: SavedModel, net: Tagger, task: TaskSpec, sentences: Sequence,
                    examples: Sequence[Example]) -> dict:
-    """Dev score; a model that reads its own names elsewhere in the document (a document
-    feature) is scored as the runtime tags: a second pass reading the first pass's."""
-    tags = predict_tags(net, examples, saved)
-    second = document_examples(task, sentences, saved.featurizer, tags)
-    if second is not None:
-        tags = predict_tags(net, second, saved)
-    return score_predictions(task, sentences, tags)[0]
+    """Dev score, computed as `senna evaluate` computes it."""
+    return score_predictions(task, sentences, predict_tags(net, examples, saved))[0]
