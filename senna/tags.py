@@ -221,26 +221,6 @@ def convert(tags: Sequence[str], target_scheme: str) -> list[str]:
     return spans_to_tags(tags_to_spans(tags), len(tags), target_scheme)
 
 
-def iob1_to_iob2(tags: Sequence[str]) -> list[str]:
-    """IOB1 (CoNLL-2003 files) -> IOB2."""
-    return convert(tags, "iob2")
-
-
-def iob2_to_iobes(tags: Sequence[str]) -> list[str]:
-    """IOB2 -> IOBES (the scheme SENNA trains on)."""
-    return convert(tags, "iobes")
-
-
-def iobes_to_iob2(tags: Sequence[str]) -> list[str]:
-    """IOBES -> IOB2."""
-    return convert(tags, "iob2")
-
-
-def iob2_to_iob1(tags: Sequence[str]) -> list[str]:
-    """IOB2 -> IOB1 (to write CoNLL-2003 style output)."""
-    return convert(tags, "iob1")
-
-
 def _parse_bracket_token(i: int, token: str) -> tuple[list[str], list[str]]:
     """`(A0*` -> (['A0'], []); `*)` -> ([], ['']); `*A0)` (CoNLL-2004 style) -> ([], ['A0'])."""
     match = _BRACKET_TOKEN.match(token)

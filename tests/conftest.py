@@ -130,13 +130,28 @@ def models(tmp_path_factory) -> Path:
     return build_models(tmp_path_factory.mktemp("models"))
 
 
+def window_inputs(ids: np.ndarray, lengths, w, cfg) -> np.ndarray:
+    """Oracle for the window layer's inputs: ids [sum T, F] of sentences laid end to end ->
+    [sum T, window * D], row t the embeddings of words t - half .. t + half of its sentence,
+    PADDING (id 0) beyond the sentence's edges."""
+    half, rows, start = cfg.window // 2, [], 0
+    for n in lengths:
+        padded = np.concatenate([np.zeros((half, ids.shape[1]), ids.dtype),
+                                 ids[start : start + n],
+                                 np.zeros((half, ids.shape[1]), ids.dtype)])
+        emb = kernels.embed(padded, w, len(cfg.dims))
+        rows += [emb[t : t + cfg.window].ravel() for t in range(n)]
+        start += n
+    return np.array(rows)
+
+
 def dense_sentence_emissions(model, ids, preds):
     """Oracle for the sentence network: the max over every position t, distances clipped
     one by one."""
     cfg, w = model.cfg, model.w
     w_x, g_w, g_p = kernels.sentence_tables(w, cfg)
     reach = cfg.max_dist + cfg.window // 2
-    a = kernels.window_inputs(ids, [len(ids)], w, cfg) @ w_x.T + w["conv.bias"]
+    a = window_inputs(ids, [len(ids)], w, cfg) @ w_x.T + w["conv.bias"]
     t = len(ids)
     out = []
     for p in preds:

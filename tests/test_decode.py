@@ -7,7 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from senna.decode.viterbi import greedy, viterbi  # noqa: E402
+from senna.decode.viterbi import Decoder  # noqa: E402
 from senna.nn.criterion import log_partition, path_score, sll_nll, wll_nll  # noqa: E402
 
 
@@ -35,7 +35,7 @@ def test_forward_and_viterbi_match_brute_force_on_padded_batch(seed):
     emissions, transitions, start, lengths = random_case(seed, [4, 1, 3, 2], 3)
     e, m = torch.tensor(emissions), torch.arange(4)[None, :] < torch.tensor(lengths)[:, None]
     logz = log_partition(e, m, torch.tensor(transitions), torch.tensor(start)).numpy()
-    paths = viterbi(emissions, lengths, transitions, start)
+    paths = Decoder(3, transitions, start).decode(emissions, lengths)
     for b, n in enumerate(lengths):
         z, best, best_score = brute_force(emissions[b, :n], transitions, start)
         assert logz[b] == pytest.approx(z, abs=1e-9)
@@ -68,7 +68,7 @@ def test_sll_nll_is_positive_and_probabilities_sum_to_one():
     assert total == pytest.approx(1.0)
 
 
-def test_wll_ignores_padding_and_greedy_takes_argmax():
+def test_wll_ignores_padding_and_its_decoder_takes_argmax():
     emissions, _, _, lengths = random_case(1, [3, 1], 4)
     e = torch.tensor(emissions)
     m = torch.arange(3)[None, :] < torch.tensor(lengths)[:, None]
@@ -76,6 +76,6 @@ def test_wll_ignores_padding_and_greedy_takes_argmax():
     nll = wll_nll(e, tags, m)
     logp = torch.log_softmax(e, -1)
     assert nll[1].item() == pytest.approx(-logp[1, 0, 3].item())
-    paths = greedy(emissions, lengths)
+    paths = Decoder(4, np.zeros((4, 4)), np.zeros(4)).decode(emissions, lengths)
     np.testing.assert_array_equal(paths[0], emissions[0].argmax(-1))
     assert len(paths[1]) == 1

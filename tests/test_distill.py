@@ -78,7 +78,8 @@ def test_pipeline_tags_roles_with_a_mean_ensemble(teachers, tmp_path):
     pos = TaskModel.load(default_model_dir() / "pos")      # SRL needs POS (predicates aside)
     pipe = Pipeline(tmp_path, tasks=["srl"], models={"pos": pos}, predicates="pos")
     tagged = pipe.tag([sent.words], predicates=[sent.predicates])[0]
-    direct = load_tagger(tmp_path / "srl").predict_roles(sent.words, sent.predicates)
+    direct = load_tagger(tmp_path / "srl").predict_roles_many([sent.words], [sent.predicates],
+                                                              [{}])[0]
     assert [list(r) for r in tagged.roles] == direct
 
 @pytest.mark.slow

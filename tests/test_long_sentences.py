@@ -9,7 +9,7 @@ import copy
 
 import numpy as np
 import pytest
-from conftest import SENTS, SRL, WORDS, dense_sentence_emissions, tiny_model
+from conftest import SENTS, SRL, WORDS, dense_sentence_emissions, tiny_model, window_inputs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,7 +38,7 @@ def test_srl_window_rows_match_the_max_over_their_window(predicate_window):
     cfg, w = model.cfg, model.w
     w_x, g_w, g_p = kernels.sentence_tables(w, cfg)
     reach = cfg.max_dist + cfg.window // 2
-    a = kernels.window_inputs(ids, [40], w, cfg) @ w_x.T + w["conv.bias"]
+    a = window_inputs(ids, [40], w, cfg) @ w_x.T + w["conv.bias"]
     for row, p, (lo, hi) in zip(got, preds, windows, strict=True):
         h = np.stack([np.max([a[j] + g_p[np.clip(j - p, -reach, reach) + reach]
                               + g_w[np.clip(j - i, -reach, reach) + reach]
@@ -56,7 +56,7 @@ def test_srl_window_rows_match_the_max_over_their_window(predicate_window):
 def test_whole_rows_still_match_the_oracle(models):
     model = TaskModel.load(models / "srl")
     ids = model.encode(SENTS[3], {"pt0": ["O"] * len(SENTS[3])})
-    got = kernels.sentence_emissions(ids, [1, 8], model.w, model.cfg, model.tables)
+    got = kernels.role_scores([ids], [[1, 8]], model.w, model.cfg, model.tables)
     np.testing.assert_allclose(got, dense_sentence_emissions(model, ids, [1, 8]), atol=1e-5)
 
 
@@ -82,7 +82,7 @@ def test_long_sentences_get_windows_and_short_ones_do_not(models, monkeypatch):
     # a sentence of at most SRL_EXACT words: every row covers it whole
     ref = pipe.tag([short], [[1, 8]])[0]
     assert [list(p.tags) for p in ref.frames] == \
-        model.predict_roles(short, [1, 8], {"pt0": ref.columns["pt0"]})
+        model.predict_roles_many([short], [[1, 8]], [{"pt0": ref.columns["pt0"]}])[0]
 
 
 def test_every_predicate_has_one_v_span_holding_it(models):

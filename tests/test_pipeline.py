@@ -48,7 +48,7 @@ def test_cascade_feeds_upstream_columns(models):
         preds = [i for i, t in enumerate(p) if t.startswith("VB")]
         assert s.predicates == preds
         pt0 = {"pt0": s.columns["pt0"]}
-        assert s.roles == srl.predict_roles(words, preds, pt0)
+        assert s.roles == (srl.predict_roles_many([words], [preds], [pt0])[0] if preds else [])
 
 
 def test_batch_equals_one_by_one(models):
@@ -75,7 +75,7 @@ def test_linear_max_over_time_matches_brute_force(models):
     words = list(rng.choice(WORDS, 40))
     ids = model.encode(words, {"pt0": ["O"] * 40})
     preds = [0, 3, 20, 39]
-    got = kernels.sentence_emissions(ids, np.array(preds), model.w, model.cfg, model.tables)
+    got = kernels.role_scores([ids], [np.array(preds)], model.w, model.cfg, model.tables)
     np.testing.assert_allclose(got, dense_sentence_emissions(model, ids, preds), atol=1e-5)
 
 
@@ -87,9 +87,9 @@ def test_srl_sentences_of_different_lengths_share_one_pass(models):
     sents = [list(rng.choice(WORDS, n)) for n in (3, 40, 1, 12, 7)]
     ids = [model.encode(w, {"pt0": ["O"] * len(w)}) for w in sents]
     preds = [[0, 2], [1, 20, 39], [0], [], [6, 3]]
-    got = kernels.sentence_scores(ids, preds, model.w, model.cfg, model.tables)
+    got = kernels.role_scores(ids, preds, model.w, model.cfg, model.tables)
     want = [row for x, p in zip(ids, preds, strict=True)
-            for row in kernels.sentence_emissions(x, p, model.w, model.cfg, model.tables)]
+            for row in kernels.role_scores([x], [p], model.w, model.cfg, model.tables)]
     assert len(got) == len(want) == 8
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g[: len(w)], w, atol=1e-5)
@@ -100,8 +100,7 @@ def test_long_srl_sentences_match_the_kernel(models):
     words = SENTS[3] * 6
     sent = pipe.tag([words], [[1, 30, 59]])[0]
     pt0 = {"pt0": sent.columns["pt0"]}
-    assert sent.roles == pipe.models["srl"].predict_roles(
-        words, [1, 30, 59], pt0)
+    assert sent.roles == pipe.models["srl"].predict_roles_many([words], [[1, 30, 59]], [pt0])[0]
 
 
 def test_window_srl_in_predicate_groups(models, tmp_path):
@@ -112,7 +111,7 @@ def test_window_srl_in_predicate_groups(models, tmp_path):
     big, small = (Pipeline(tmp_path, ["srl"], max_tokens=n) for n in (1000, 25))
     assert big.tag([words], [[0, 4, 8]]) == small.tag([words], [[0, 4, 8]])
     assert big.tag([words], [[0, 4, 8]])[0].roles == \
-        big.models["srl"].predict_roles(words, [0, 4, 8])
+        big.models["srl"].predict_roles_many([words], [[0, 4, 8]], [{}])[0]
 
 
 def test_token_ranges_and_length_buckets():

@@ -9,10 +9,6 @@ from senna.tags import (
     brackets_to_spans,
     brackets_to_tags,
     convert,
-    iob1_to_iob2,
-    iob2_to_iob1,
-    iob2_to_iobes,
-    iobes_to_iob2,
     spans_to_brackets,
     spans_to_tags,
     split_tag,
@@ -50,17 +46,10 @@ def test_round_trips_between_schemes(source: str, target: str) -> None:
     assert convert(convert(SAME[source], target), source) == SAME[source]
 
 
-def test_named_helpers() -> None:
-    assert iob1_to_iob2(SAME["iob1"]) == SAME["iob2"]
-    assert iob2_to_iobes(SAME["iob2"]) == SAME["iobes"]
-    assert iobes_to_iob2(SAME["iobes"]) == SAME["iob2"]
-    assert iob2_to_iob1(SAME["iob2"]) == SAME["iob1"]
-
-
 def test_i_after_o_and_i_of_other_type_start_chunks() -> None:
-    assert iob1_to_iob2(["O", "I-X", "I-X", "O"]) == ["O", "B-X", "I-X", "O"]
-    assert iob1_to_iob2(["B-X", "I-Y"]) == ["B-X", "B-Y"]
-    assert iob2_to_iobes(["B-X", "I-Y"]) == ["S-X", "S-Y"]
+    assert convert(["O", "I-X", "I-X", "O"], "iob2") == ["O", "B-X", "I-X", "O"]
+    assert convert(["B-X", "I-Y"], "iob2") == ["B-X", "B-Y"]
+    assert convert(["B-X", "I-Y"], "iobes") == ["S-X", "S-Y"]
     assert tags_to_spans(["I-X", "I-Y", "I-Y"]) == [("X", 0, 1), ("Y", 1, 3)]
 
 

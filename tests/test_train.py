@@ -50,9 +50,9 @@ def test_runtime_reproduces_training_scores_and_tags(tmp_path, name):
 
 
 def runtime_scores_sentence(runtime: TaskModel, example) -> np.ndarray:
-    from senna.runtime.kernels import sentence_emissions
-    return sentence_emissions(example.ids, np.array([example.predicate]), runtime.w,
-                              runtime.cfg, runtime.tables)[0]
+    from senna.runtime.kernels import role_scores
+    return role_scores([example.ids], [[example.predicate]], runtime.w, runtime.cfg,
+                       runtime.tables)[0]
 
 
 @pytest.mark.slow

@@ -2,9 +2,8 @@
 
 `Decoder` finds the best path under the sentence-level score of `senna.nn.criterion`
 (start + emissions + transitions), optionally only among the sequences a tag scheme allows
-(`senna.decode.constraints`); `greedy` is the unconstrained word-level decoder (argmax per
-word).  A word-level (WLL) model decoded under constraints is a Decoder with zero
-transitions: the valid path with the largest sum of word scores.
+(`senna.decode.constraints`).  A word-level (WLL) model decoded under constraints is a
+Decoder with zero transitions: the valid path with the largest sum of word scores.
 """
 
 from __future__ import annotations
@@ -12,12 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from senna.decode.constraints import Constraints
-
-
-def greedy(emissions: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
-    """emissions [B, T, K] -> best tag per word, one [T_b] array per sentence."""
-    best = emissions.argmax(-1)
-    return [best[b, :n] for b, n in enumerate(lengths)]
 
 
 def dominance(transitions: np.ndarray) -> np.ndarray:
@@ -363,10 +356,3 @@ class Decoder:
         out[dest + where] = self.order[tags]
         return out
 
-
-def viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray,
-            start: np.ndarray, constraints: Constraints | None = None) -> list[np.ndarray]:
-    """emissions [B, T, K], lengths [B], transitions [K, K], start [K] -> best paths
-    (models keep a `Decoder`: building one costs K**3)."""
-    return Decoder(emissions.shape[2], transitions, start, constraints).decode(emissions,
-                                                                               lengths)

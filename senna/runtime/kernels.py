@@ -27,21 +27,6 @@ def embed(ids: np.ndarray, w: Weights, n_features: int) -> np.ndarray:
     return np.concatenate([w[f"emb.tables.{j}.weight"][ids[:, j]] for j in range(n_features)], 1)
 
 
-def window_inputs(ids: np.ndarray, lengths: Sequence[int], w: Weights,
-                  cfg: NetConfig) -> np.ndarray:
-    """ids [sum T, F] of sentences laid end to end -> network inputs [sum T, window * D]:
-    row t holds the embeddings of words t - half .. t + half of its sentence, PADDING
-    beyond the sentence's edges.
-
-    The sentences are placed in one row with `half` PADDING rows around each, embedded
-    once, and each window is gathered straight into its input row (one copy per word).
-    """
-    half = cfg.window // 2
-    flat, pos = _flat(ids, lengths, half)
-    emb = embed(flat, w, len(cfg.dims))
-    return emb[pos[:, None] + np.arange(-half, half + 1)].reshape(len(ids), -1)
-
-
 def char_vectors(chars: np.ndarray, lengths: np.ndarray, w: Weights, name: str) -> np.ndarray:
     """Character convolution (senna.nn.chars): character ids [U, L + 2h] (PADDING around
     each word) and lengths [U] -> max over the L positions of the convolution: [U, C].
@@ -106,9 +91,9 @@ CHUNK = 4096   # words sharing one projection of their distinct feature tuples
 
 def window_layer(ids: np.ndarray, lengths: Sequence[int], w: Weights, cfg: NetConfig,
                  weight: np.ndarray, bias: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
-    """A linear layer over each word's window of embeddings (weight [H, window * D], the
-    layout of `window_inputs`), for sentences ids [sum T, F] laid end to end -> blocks
-    (first word, pre-activations [n, H]) in order.
+    """A linear layer over each word's window of embeddings (weight [H, window * D]: the
+    window's word vectors side by side), for sentences ids [sum T, F] laid end to end ->
+    blocks (first word, pre-activations [n, H]) in order.
 
     The layer is linear in the window's word vectors, so it is the sum over window
     positions k of W_k x(word at k).  Words repeat (a batch of 15,000 words has about
@@ -345,16 +330,3 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
         np.matmul(hardtanh(hid), l2, out=out[k : k + len(p)].reshape(len(p) * n, -1))
     out += w["l2.bias"]
     return out
-
-
-def sentence_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]],
-                    w: Weights, cfg: NetConfig, tables: tuple | None = None) -> np.ndarray:
-    """Every predicate over its whole sentence -> [sum P_s, T, K] (T the longest sentence;
-    rows past a sentence's end hold no meaning)."""
-    return role_scores(ids, predicates, w, cfg, tables)
-
-
-def sentence_emissions(ids: np.ndarray, predicates: Sequence[int], w: Weights, cfg: NetConfig,
-                       tables: tuple | None = None) -> np.ndarray:
-    """Sentence approach for one sentence ids [T, F] and its predicates [P] -> [P, T, K]."""
-    return sentence_scores([ids], [predicates], w, cfg, tables)

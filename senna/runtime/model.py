@@ -216,10 +216,3 @@ class TaskModel:
         out = self.predict_role_windows(sentences, predicates, columns)
         return [[["O"] * lo + tags + ["O"] * (len(s) - lo - len(tags)) for lo, tags in cols]
                 for s, cols in zip(sentences, out, strict=True)]
-
-    def predict_roles(self, words: Sequence[str], predicates: Sequence[int],
-                      columns: Mapping[str, Sequence[str]] | None = None) -> list[list[str]]:
-        """One sentence and its predicate positions -> one tag column per predicate."""
-        if not predicates or not words:
-            return []
-        return self.predict_roles_many([words], [list(predicates)], [columns or {}])[0]

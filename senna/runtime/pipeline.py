@@ -331,24 +331,11 @@ class Pipeline:
 
     def tag(self, sentences: Sequence[Sequence[str]],
             predicates: Sequence[Sequence[int]] | None = None,
-            offsets: Sequence[Sequence[tuple[int, int]]] | None = None,
-            sources: Sequence[str | None] | None = None,
-            tokens: Sequence[Sequence[Token]] | None = None,
             docs: Sequence[int] | None = None) -> list[Sentence]:
-        """Tag a batch of sentences of words (`fill` on new sentences).  `offsets`/`sources`:
-        character spans of the words in their source text, kept on the tokens and used for
-        span texts.  `tokens`: the sentences' `Token`s (words and offsets), used instead of
-        new tokens (`offsets` is then not read; the tagged sentences share them: tokens are
-        immutable).  `docs`: each sentence's document (default: each sentence is one)."""
-        out = []
-        for i, words in enumerate(sentences):
-            if tokens is not None:
-                toks = tokens[i]
-            else:
-                spans = offsets[i] if offsets is not None else [(None, None)] * len(words)
-                toks = [Token(w, s, e) for w, (s, e) in zip(words, spans, strict=True)]
-            source = sources[i] if sources is not None else None
-            doc = docs[i] if docs is not None else 0
-            out.append(Sentence(list(words), tokens=toks, source=source, doc=doc))
+        """Tag a batch of sentences of words (`fill` on new sentences).  `docs`: each
+        sentence's document (default: each sentence is one)."""
+        out = [Sentence(list(words), tokens=[Token(w) for w in words],
+                        doc=docs[i] if docs is not None else 0)
+               for i, words in enumerate(sentences)]
         self.fill(out, predicates, docs if docs is not None else range(len(out)))
         return out
