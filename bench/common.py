@@ -64,9 +64,19 @@ def result(out: Path, name: str, finished: bool = True) -> dict | None:
         if finished or not path.exists():
             return None
     state = json.loads(path.read_text())
-    best = next(h for h in state["history"] if h["epoch"] == state["best_epoch"])
-    return {"score": state["best"], "epoch": state["best_epoch"], "to_best": best["seconds"],
+    score, epoch = best_of(state)
+    at = next(h for h in state["history"] if h["epoch"] == epoch)
+    return {"score": score, "epoch": epoch, "to_best": at["seconds"],
             "total": state["seconds"], "epochs": state["epoch"], "partial": partial}
+
+
+def best_of(state: dict, task: str | None = None) -> tuple[float | None, int | None]:
+    """A run's best dev score and its epoch: of `task`, or of its one task (older runs'
+    records hold a single score)."""
+    if not isinstance(state["best"], dict):
+        return state["best"], state.get("best_epoch")
+    b = state["best"].get(task) if task else next(iter(state["best"].values()), None)
+    return (b["score"], b["epoch"]) if b else (None, None)
 
 
 def cell(r: dict | None) -> str:
@@ -96,11 +106,7 @@ def best(out: Path, name: str, task: str) -> str:
     s = state(out, name)
     if s is None:
         return "—"
-    if isinstance(s["best"], dict):  # a joint run: per task
-        b = s["best"].get(task)
-        score, epoch = (b["score"], b["epoch"]) if b else (None, None)
-    else:
-        score, epoch = s["best"], s.get("best_epoch")
+    score, epoch = best_of(s, task)
     if score is None:
         return "—"
     note = "" if s["finished"] else f", unfinished at {s['epoch']}"

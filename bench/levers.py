@@ -38,6 +38,7 @@ from pathlib import Path
 if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
 from bench.common import recipe_runs_parser, run_all  # noqa: E402
+from bench.common import result as record  # noqa: E402
 
 TASKS = ("pos", "ner", "chunk")
 SILVER_OPTIONS = "<the task's silver options>"   # placeholder in LEVERS, replaced by SILVER's
@@ -102,7 +103,7 @@ from senna.datasets import load_splits
 from senna.features import CharsFeature
 from senna.runtime.model import TaskModel
 from senna.tasks import get_task
-from senna.train.loop import TrainConfig
+from senna.train.config import TrainConfig
 
 path, repeat = sys.argv[1], int(sys.argv[2])
 t0 = time.perf_counter()
@@ -162,16 +163,6 @@ def commands(out: Path, recipes: Path, tasks: tuple[str, ...], seeds: list[int],
                 name = run_name(task, lever, seed)
                 cmds[name] = [*base, *options, "--out", str(out / name)]
     return cmds
-
-
-def record(out: Path, name: str) -> dict | None:
-    path = out / name / "history.json"
-    if not path.exists():
-        return None
-    state = json.loads(path.read_text())
-    best = next(h for h in state["history"] if h["epoch"] == state["best_epoch"])
-    return {"score": state["best"], "epoch": state["best_epoch"], "to_best": best["seconds"],
-            "total": state["seconds"]}
 
 
 def speed(out: Path, name: str, repeat: int) -> dict | None:

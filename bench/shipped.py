@@ -12,12 +12,11 @@ import copy
 import time
 from pathlib import Path
 
-from senna.datasets import model_config, recorded_dev_set
+from senna.datasets import model_config, recorded_dev_set, tag_column
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
-from senna.train.cascade import tag_column
 
 ROOT = Path(__file__).resolve().parents[1]
 # The project's dev targets (SRL: with predicted PT0, with gold PT0).

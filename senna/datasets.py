@@ -4,10 +4,13 @@ evaluation, regression tests and benchmarks rebuild a model's dev set from its c
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
 from senna.io.conll import DOCSTART, DataFormatError, read_dataset, read_pt0, split_train_dev
+from senna.runtime.model import TaskModel
+from senna.runtime.predict import predict_gold_inputs
 from senna.tags import split_tag
 from senna.tasks import TaskSpec, get_task
 
@@ -153,8 +156,6 @@ def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
         settings["extra_columns"] = ",".join(rebase(p, Path(data_root)) for p in extra.split(","))
     task = get_task(config["task"])
     dev = load_dev(SimpleNamespace(**settings), task)
-    from senna.runtime.model import TaskModel
-    from senna.train.cascade import parse_spec, tag_column  # no torch needed
     for column, path in parse_spec(settings.get("predicted_columns")):
         if predicted or any(column not in s.columns for s in dev):
             tag_column(TaskModel.load(beside_package(path)), dev, column)
@@ -167,3 +168,28 @@ def beside_package(path: str) -> Path:
     given = Path(path)
     root = Path(__file__).resolve().parent.parent
     return given if given.exists() or given.is_absolute() else root / given
+
+
+def parse_spec(spec: str | None) -> list[tuple[str, str]]:
+    """'pos=DIR,pt0=DIR' -> [('pos', 'DIR'), ('pt0', 'DIR')]; ValueError when malformed."""
+    out = []
+    for part in (spec or "").split(","):
+        if not part.strip():
+            continue
+        column, sep, path = part.partition("=")
+        if not sep or not column.strip() or not path.strip():
+            raise ValueError(f"predicted_columns takes COLUMN=MODEL_DIR pairs separated by "
+                             f"commas, e.g. pos=senna/models/pos; got {part!r}")
+        out.append((column.strip(), path.strip()))
+    return out
+
+
+def tag_column(model: TaskModel, sentences: Sequence, column: str) -> None:
+    """Replace `column` of each sentence by the model's tags, in place (the model reads the
+    sentences' other columns, e.g. those predicted before)."""
+    if get_task(column).name != model.task:
+        raise ValueError(f"the {column} column needs a {get_task(column).name} model, got a "
+                         f"{model.task} model")
+    for s, tags in zip(sentences, predict_gold_inputs(model, get_task(model.task), sentences),
+                       strict=True):
+        s.columns[column] = list(tags)

@@ -205,7 +205,7 @@ CASES = {
 def small_config(tmp_path, name, **kw):
     """A TrainConfig for a few epochs of a tiny network on case `name` of CASES (needs the
     train extra)."""
-    from senna.train.loop import TrainConfig
+    from senna.train.config import TrainConfig
 
     case = dict(CASES[name])
     fmt_dev = {"pos": None}.get(case["task"], str(case["train"]))

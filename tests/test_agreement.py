@@ -14,7 +14,7 @@ from senna.datasets import recorded_dev_set  # noqa: E402
 from senna.io.checkpoint import load_model  # noqa: E402
 from senna.runtime.model import SRL_EXACT, TaskModel  # noqa: E402
 from senna.train.data import batches, make_examples  # noqa: E402
-from senna.train.loop import network_from_saved  # noqa: E402
+from senna.train.tagging import network_from_saved  # noqa: E402
 
 
 def dev_slice(sentences: list, n: int = 100) -> list:

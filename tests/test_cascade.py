@@ -1,4 +1,4 @@
-"""Training on predicted cascade columns (senna.train.cascade): the settings' checks, the
+"""Training on predicted cascade columns (senna.train.prepare): the settings' checks, the
 folds, and a jackknife run on a tiny fixture (fold k's model never sees fold k)."""
 
 
@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from conftest import FIX, MODELS, ROOT, shipped
 
-from senna.train.cascade import folds, parse_spec
+from senna.datasets import parse_spec
 from senna.train.config import TrainConfig
+from senna.train.prepare import folds
 
 
 def test_parse_spec_reads_pairs_in_order_and_rejects_malformed():
@@ -36,8 +37,8 @@ def test_bad_cascade_settings_are_named(settings, message):
 
 
 def test_a_column_is_predicted_by_its_own_task_only():
+    from senna.datasets import tag_column
     from senna.runtime.model import TaskModel
-    from senna.train.cascade import tag_column
 
     shipped("ner")
     with pytest.raises(ValueError, match="the pos column needs a pos model, got a ner model"):
@@ -66,7 +67,7 @@ def tiny_pos_model(tmp_path) -> Path:
 @pytest.mark.slow
 def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monkeypatch):
     pytest.importorskip("torch")
-    import senna.train.loop as loop
+    import senna.train.prepare as prepare
     from senna.runtime.model import TaskModel
     from senna.runtime.predict import predict_gold_inputs
     from senna.tasks import get_task
@@ -74,20 +75,20 @@ def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monke
     pos_file = tiny_pos_model(tmp_path)
 
     seen: list[list] = []
-    real = loop.train
+    real = prepare.train
 
     def recording(cfg, splits=None):
         seen.append([tuple(s.words) for s in splits[0]])
         return real(cfg, splits)
 
-    monkeypatch.setattr(loop, "train", recording)
+    monkeypatch.setattr(prepare, "train", recording)
     cfg = TrainConfig(task="pt0", train=str(FIX / "pt0_small.pt0"), out=str(tmp_path / "pt0"),
                       predicted_columns=f"pos={tmp_path / 'pos'}", jackknife=2,
                       jackknife_dir=str(tmp_path / "folds"), **TINY)
-    real(cfg)
+    real(cfg, prepare.prepare(cfg))
     assert len(seen) == 2 and len(list((tmp_path / "folds").iterdir())) == 2
     from senna.datasets import load_splits
-    from senna.train.cascade import predict_columns
+    from senna.train.prepare import predict_columns
     task = get_task("pt0")
     tr, dev = load_splits(cfg, task)
     pos_train = {tuple(s.words) for s in load_splits(
@@ -115,7 +116,7 @@ def test_folds_trained_in_parallel_are_the_folds_trained_one_by_one(tmp_path, ca
 
     from senna.datasets import load_splits
     from senna.tasks import get_task
-    from senna.train.cascade import predict_columns
+    from senna.train.prepare import predict_columns
 
     tiny_pos_model(tmp_path)
     columns = {}
@@ -136,7 +137,7 @@ def test_folds_trained_in_parallel_are_the_folds_trained_one_by_one(tmp_path, ca
 
 
 def test_fold_models_are_keyed_by_the_contents_of_the_embeddings(tmp_path):
-    from senna.train.cascade import content
+    from senna.train.prepare import content
 
     emb = tmp_path / "emb"
     emb.mkdir()
@@ -172,6 +173,7 @@ def test_a_column_without_gold_is_predicted_in_training_and_by_the_pipeline(tmp_
     from senna.runtime.pipeline import Pipeline
     from senna.runtime.predict import predict_gold_inputs
     from senna.train.loop import train
+    from senna.train.prepare import prepare
 
     for task in ("pos", "chunk", "pt0"):
         shipped(task)
@@ -181,7 +183,7 @@ def test_a_column_without_gold_is_predicted_in_training_and_by_the_pipeline(tmp_
                       extra_columns=f"{pt0},{pt0}", predicted_columns=f"chunk={MODELS / 'chunk'}",
                       out=str(tmp_path / "srl"), epochs=1, hidden=10, conv=8, word_dim=8,
                       threads=1)
-    train(cfg)
+    train(cfg, prepare(cfg))
     task, dev = recorded_dev_set(cfg.out, FIX, predicted=False)   # gold POS and PT0
     chunks = TaskModel.load(MODELS / "chunk").predict([s.words for s in dev])
     assert [s.columns["chunk"] for s in dev] == chunks
@@ -205,7 +207,7 @@ def test_a_model_trained_on_other_text_needs_no_folds(data_dir, monkeypatch):
     """The WSJ CHUNK tagger never saw EWT sentences, the EWT POS tagger did: only the
     second calls for a jackknife."""
     from senna.io.conll import read_dataset
-    from senna.train.cascade import trained_on
+    from senna.train.prepare import trained_on
 
     for task in ("chunk", "pos"):
         shipped(task)

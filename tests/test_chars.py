@@ -139,7 +139,8 @@ def test_a_chars_model_tags_the_same_after_forgetting(tmp_path, monkeypatch):
     pytest.importorskip("torch")
     from senna.io.conll import read_dataset
     from senna.runtime.model import TaskModel
-    from senna.train.loop import TrainConfig, train
+    from senna.train.config import TrainConfig
+    from senna.train.loop import train
 
     cfg = TrainConfig(task="ner", train=str(FIX / "ner_small.conll"), features="basic+chars",
                       out=str(tmp_path / "m"), epochs=1, hidden=10, word_dim=8, batch_size=8,

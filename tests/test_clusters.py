@@ -68,7 +68,8 @@ def test_a_cluster_feature_needs_a_lexicon_of_its_size():
 @pytest.mark.slow
 def test_a_model_with_a_corrupt_lexicon_is_a_model_error(tmp_path):
     pytest.importorskip("torch")
-    from senna.train.loop import TrainConfig, train
+    from senna.train.config import TrainConfig
+    from senna.train.loop import train
 
     out = tmp_path / "m"
     train(TrainConfig(task="ner", train=str(FIX / "ner_small.conll"), dev_fraction=0.3,

@@ -17,6 +17,7 @@ from senna.runtime.ensemble import EnsembleModel, load_tagger  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.pipeline import Pipeline, default_model_dir  # noqa: E402
 from senna.tasks import get_task  # noqa: E402
+from senna.train.config import TrainConfig  # noqa: E402
 from senna.train.data import make_examples  # noqa: E402
 from senna.train.distill import (  # noqa: E402
     attach_teacher_scores,
@@ -24,7 +25,8 @@ from senna.train.distill import (  # noqa: E402
     load_teachers,
     word_distributions,
 )
-from senna.train.loop import TrainConfig, network_from_saved, train  # noqa: E402
+from senna.train.loop import train  # noqa: E402
+from senna.train.tagging import network_from_saved  # noqa: E402
 
 SRL = dict(task="srl", train=str(FIX / "srl_small.conll"), dev=str(FIX / "srl_small.conll"),
            criterion="sll", epochs=3, hidden=20, conv=16, word_dim=8, batch_size=4, threads=1)
@@ -130,7 +132,8 @@ def test_distillation_pulls_the_student_to_its_teachers(teachers, tmp_path):
     train(plain)
     train(taught)
     # the last epoch of each (checkpoint/), not the best on the tiny dev set
-    kl = {name: mean_kl(tmp_path / name / "checkpoint", teachers) for name in ("plain", "taught")}
+    kl = {name: mean_kl(tmp_path / name / "checkpoint" / "srl", teachers)
+          for name in ("plain", "taught")}
     assert kl["taught"] < 0.8 * kl["plain"]
     card = (tmp_path / "taught" / "MODEL_CARD.md").read_text()
     assert f"Distilled from teachers `{spec}`" in card and "weighs 5" in card

@@ -21,7 +21,7 @@ from senna.tasks import get_task  # noqa: E402
 from senna.train.config import TrainConfig  # noqa: E402
 from senna.train.data import batches, make_examples  # noqa: E402
 from senna.train.ensemble import Joiner, train_ensemble  # noqa: E402
-from senna.train.loop import network_from_saved  # noqa: E402
+from senna.train.tagging import network_from_saved  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=["basic", "basic+chars"])

@@ -24,8 +24,8 @@ from senna.train.joint import (  # noqa: E402
     build_members,
     train_joint,
 )
-from senna.train.loop import network_from_saved  # noqa: E402
 from senna.train.scoring import predict_tags  # noqa: E402
+from senna.train.tagging import network_from_saved  # noqa: E402
 
 SMALL = dict(hidden=20, conv=16, dev_fraction=0.3)
 TASKS = {
@@ -246,7 +246,9 @@ def test_each_task_trains_with_its_own_dropout_and_adversary(tmp_path, monkeypat
     cfg = JointConfig.from_dict(dict(tasks=tasks, out=str(tmp_path / "joint"), epochs=2,
                                      word_dim=8, batch_size=4, threads=1))
     dropout: dict[int, set] = {}        # network -> (p input, p hidden) seen in its steps
-    real_loss = joint.step_loss
+    import senna.train.tagging as tagging
+
+    real_loss = tagging.step_loss
 
     adversarial: dict[int, set] = {}    # network -> adversarial step sizes of its batches
 
@@ -256,7 +258,7 @@ def test_each_task_trains_with_its_own_dropout_and_adversary(tmp_path, monkeypat
         adversarial.setdefault(id(net), set()).add(adversarial_eps)
         return real_loss(net, batch, distill, adversarial_eps, temperature)
 
-    monkeypatch.setattr(joint, "step_loss", spy_loss)
+    monkeypatch.setattr(tagging, "step_loss", spy_loss)
     members = []
     real_build = joint.build_members
     monkeypatch.setattr(joint, "build_members", lambda c: members.extend(real_build(c))

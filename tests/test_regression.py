@@ -34,8 +34,8 @@ CASCADE_FLOORS = {"srl": (("pos", "pt0"), 74.5)}
 @pytest.mark.regression
 @pytest.mark.parametrize("task", sorted(CASCADE_FLOORS))
 def test_shipped_model_reaches_its_floor_through_the_cascade(task, data_dir):
+    from senna.datasets import tag_column
     from senna.runtime.model import TaskModel
-    from senna.train.cascade import tag_column
 
     path = shipped(task)
     spec, dev = recorded_dev_set(path, data_dir)

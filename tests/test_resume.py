@@ -15,7 +15,8 @@ torch = pytest.importorskip("torch")
 
 from senna.cli.main import main  # noqa: E402
 from senna.io.checkpoint import load_model  # noqa: E402
-from senna.train.loop import TrainConfig, train  # noqa: E402
+from senna.train.config import TrainConfig  # noqa: E402
+from senna.train.loop import train  # noqa: E402
 from senna.vocab import Vocab  # noqa: E402
 
 
@@ -35,7 +36,7 @@ def outcome(out: Path) -> dict:
     """What a finished run leaves: the best model's and the checkpoint's weights, and the
     dev scores and losses of its history."""
     state = json.loads((out / "history.json").read_text())
-    return {"best": load_model(out).weights, "last": load_model(out / "checkpoint").weights,
+    return {"best": load_model(out).weights, "last": load_model(out / "checkpoint" / "ner").weights,
             "history": [(h["epoch"], h["loss"], h["dev"]) for h in state["history"]]}
 
 
@@ -132,8 +133,8 @@ def damage(ckpt: Path, name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["state.json", "optimizer.pt", "weights.npz",
-                                  "config.json"])
+@pytest.mark.parametrize("name", ["state.json", "optimizers.pt", "ner/weights.npz",
+                                  "ner/config.json"])
 def test_an_unreadable_checkpoint_is_one_line_naming_the_file_and_the_way_out(
         tmp_path, capsys, name):
     cfg = tiny(tmp_path / "run", epochs=1)
@@ -153,14 +154,14 @@ def test_an_unreadable_checkpoint_is_one_line_naming_the_file_and_the_way_out(
 
 @pytest.mark.slow
 def test_a_checkpoint_with_files_of_two_epochs_is_refused(tmp_path):
-    """An older senna wrote the files one by one: a kill could leave optimizer.pt of epoch 2
-    beside state.json of epoch 1; that run trained epoch 2 twice."""
+    """Files written one by one (an older senna did): a kill could leave optimizers.pt of
+    epoch 2 beside state.json of epoch 1; that run trained epoch 2 twice."""
     train(tiny(tmp_path / "run", epochs=1))
     ckpt = tmp_path / "run" / "checkpoint"
     state = json.loads((ckpt / "state.json").read_text())
-    saved = torch.load(ckpt / "optimizer.pt", weights_only=True)
-    torch.save({**saved, "epoch": 2}, ckpt / "optimizer.pt")
-    with pytest.raises(ValueError, match=r"optimizer.pt: unreadable checkpoint \(from epoch "
+    saved = torch.load(ckpt / "optimizers.pt", weights_only=True)
+    torch.save({**saved, "epoch": 2}, ckpt / "optimizers.pt")
+    with pytest.raises(ValueError, match=r"optimizers.pt: unreadable checkpoint \(from epoch "
                                          r"2, but state.json is from epoch 1"):
         train(tiny(tmp_path / "run", epochs=3))
     assert state["epoch"] == 1

@@ -16,9 +16,11 @@ from senna.runtime.kernels import window_scores  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.predict import predict_gold_inputs  # noqa: E402
 from senna.tasks import get_task  # noqa: E402
+from senna.train.config import TrainConfig  # noqa: E402
 from senna.train.data import batches, make_examples  # noqa: E402
-from senna.train.loop import TrainConfig, network_from_saved, train  # noqa: E402
+from senna.train.loop import train  # noqa: E402
 from senna.train.scoring import predict_tags  # noqa: E402
+from senna.train.tagging import network_from_saved  # noqa: E402
 
 
 @pytest.mark.slow
@@ -64,8 +66,8 @@ def test_training_is_deterministic_and_resumes_exactly(tmp_path):
     b.epochs = 3  # a second invocation continues from the checkpoint
     state = train(b)
     assert state["epoch"] == 3
-    wa = load_model(Path(a.out) / "checkpoint").weights
-    wb = load_model(Path(b.out) / "checkpoint").weights
+    wa = load_model(Path(a.out) / "checkpoint" / a.task).weights
+    wb = load_model(Path(b.out) / "checkpoint" / b.task).weights
     for k in wa:
         np.testing.assert_array_equal(wa[k], wb[k])
     assert (Path(a.out) / "curve.png").exists()
@@ -76,14 +78,14 @@ def test_sll_learns_a_small_training_set(tmp_path):
     cfg = small_config(tmp_path, "ner-window-sll", dev=str(FIX / "ner_small.conll"),
                        epochs=15, hidden=50, word_dim=20, lr=0.1)
     state = train(cfg)
-    assert state["best"] > 60.0  # F1 on its own training sentences
+    assert state["best"]["ner"]["score"] > 60.0  # F1 on its own training sentences
 
 
 @pytest.mark.slow
 def test_initial_embeddings_fill_the_word_table(tmp_path):
     from senna.embeddings import write_embeddings
-    from senna.train.loop import build
     from senna.train.setup import initial_embeddings
+    from senna.train.tagging import build
 
     vectors = np.arange(24, dtype=np.float32).reshape(3, 8)
     write_embeddings(tmp_path / "vec.txt", ["the", "Peter", "zzzunseen"], vectors)
@@ -183,7 +185,7 @@ def test_compact_stores_a_models_own_rows_in_float16(tmp_path):
 def test_gazetteer_dropout_only_touches_gazetteer_flags():
     from senna import features as F
     from senna.features import Featurizer, Gazetteer
-    from senna.train.loop import drop_features
+    from senna.train.tagging import drop_features
 
     gaz = Gazetteer({"LOC": {("Paris",)}})
     specs = [F.word(), F.gazetteer_feature("LOC")]
@@ -205,8 +207,8 @@ def test_adam_state_is_checkpointed_so_a_resumed_run_is_the_same_run(tmp_path):
     train(b)
     b.epochs = 3
     train(b)
-    wa = load_model(Path(a.out) / "checkpoint").weights
-    wb = load_model(Path(b.out) / "checkpoint").weights
+    wa = load_model(Path(a.out) / "checkpoint" / a.task).weights
+    wb = load_model(Path(b.out) / "checkpoint" / b.task).weights
     for k in wa:
         np.testing.assert_array_equal(wa[k], wb[k])
 
@@ -245,12 +247,12 @@ def test_regularisers_resume_exactly_and_change_training(tmp_path, kw):
     a = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "a"), epochs=2, **kw)
     b = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "b"), epochs=1, **kw)
     plain = small_config(tmp_path, "ner-window-sll", out=str(tmp_path / "c"), epochs=2)
-    assert np.isfinite(train(a)["best"])
+    assert np.isfinite(train(a)["best"]["ner"]["score"])
     train(b)
     b.epochs = 2
     train(b)
     train(plain)
-    wa, wb, wc = (load_model(Path(c.out) / "checkpoint").weights for c in (a, b, plain))
+    wa, wb, wc = (load_model(Path(c.out) / "checkpoint" / c.task).weights for c in (a, b, plain))
     for k in wa:
         np.testing.assert_array_equal(wa[k], wb[k])
     assert not np.array_equal(wa["l1.weight"], wc["l1.weight"])
@@ -300,11 +302,11 @@ def test_averaged_weights_are_saved_scored_and_resume_exactly(tmp_path):
     b.epochs = 3
     train(b)
     assert all("dev_last" in h for h in state["history"])   # the last iterate's score too
-    best, last = load_model(a.out), load_model(Path(a.out) / "checkpoint")
+    best, last = load_model(a.out), load_model(Path(a.out) / "checkpoint" / a.task)
     for k in best.weights:   # the model kept is the average, the checkpoint the iterate
         if best.info["training"]["epochs"] == 3 and k.endswith("weight"):
             assert not np.array_equal(best.weights[k], last.weights[k])
-    for sub in ("checkpoint", "checkpoint/average"):
+    for sub in ("checkpoint/ner", "checkpoint/ner/average"):
         wa = load_model(Path(a.out) / sub).weights
         wb = load_model(Path(b.out) / sub).weights
         for k in wa:
@@ -317,4 +319,4 @@ def test_averaged_weights_are_saved_scored_and_resume_exactly(tmp_path):
     net = network_from_saved(saved)
     examples = make_examples(task, sents, saved.featurizer)
     assert evaluate_model(saved, net, task, sents, examples)["score"] == pytest.approx(
-        state["best"])
+        state["best"]["ner"]["score"])

@@ -10,10 +10,11 @@ from conftest import FIX
 torch = pytest.importorskip("torch")
 
 from senna.cli.main import main  # noqa: E402
-from senna.train import loop  # noqa: E402
+from senna.train import tagging  # noqa: E402
+from senna.train.config import TrainConfig  # noqa: E402
 from senna.train.guard import ZERO_EPOCHS, Diverged, check_loss  # noqa: E402
 from senna.train.joint import JointConfig, train_joint  # noqa: E402
-from senna.train.loop import TrainConfig, train  # noqa: E402
+from senna.train.loop import train  # noqa: E402
 
 TINY = ["--hidden", "10", "--word-dim", "6", "--batch-size", "4", "--threads", "1"]
 
@@ -59,12 +60,12 @@ def test_a_nan_loss_stops_the_run_and_keeps_the_last_good_epoch(tmp_path, monkey
     cfg = tiny(tmp_path / "m", epochs=1)
     train(cfg)
     before = files(Path(cfg.out))
-    real = loop.step_loss
+    real = tagging.step_loss
 
     def nan_in_epoch_2(*args, **kw):
         return real(*args, **kw) * float("nan")
 
-    monkeypatch.setattr(loop, "step_loss", nan_in_epoch_2)
+    monkeypatch.setattr(tagging, "step_loss", nan_in_epoch_2)
     with pytest.raises(Diverged, match=r"training diverged in epoch 2: a batch's loss is nan"):
         train(tiny(tmp_path / "m", epochs=3))
     assert files(Path(cfg.out)) == before
@@ -72,13 +73,13 @@ def test_a_nan_loss_stops_the_run_and_keeps_the_last_good_epoch(tmp_path, monkey
 
 @pytest.mark.slow
 def test_a_dev_score_of_0_for_several_epochs_stops_the_run(tmp_path, monkeypatch):
-    real = loop.score_epoch
+    real = tagging.score_epoch
 
     def nothing_found(*args, **kw):
         score, kept, last = real(*args, **kw)
         return {**score, "score": 0.0}, kept, last
 
-    monkeypatch.setattr(loop, "score_epoch", nothing_found)
+    monkeypatch.setattr(tagging, "score_epoch", nothing_found)
     cfg = tiny(tmp_path / "m", epochs=ZERO_EPOCHS + 3)
     with pytest.raises(Diverged, match=rf"training stopped in epoch {ZERO_EPOCHS}: the dev "
                                        rf"score was 0 for {ZERO_EPOCHS} epochs in a row"):

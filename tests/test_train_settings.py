@@ -28,7 +28,8 @@ TINY = dict(task="ner", train=str(FIX / "ner_small.conll"), epochs=2, hidden=10,
 def test_without_matplotlib_training_finishes_without_the_plot(tmp_path, monkeypatch,
                                                                 capsys):
     pytest.importorskip("torch")
-    from senna.train.loop import TrainConfig, train
+    from senna.train.config import TrainConfig
+    from senna.train.loop import train
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)   # import matplotlib: ImportError
     out = tmp_path / "m"

@@ -103,9 +103,10 @@ def main(argv: list[str]) -> int:
         print("dev scores: " + ", ".join(f"{k} {v:.2f}" for k, v in spec["dev"].items())
               + f"; ensemble in {cfg.out} (combined by {spec['combine']})")
         return 0
-    train = _import("senna.train.loop", "train")
-    state = train(cfg)
-    print(f"best dev score {state['best']:.2f} at epoch {state.get('best_epoch')} "
+    data = _import("senna.train.prepare", "prepare")(cfg)
+    state = _import("senna.train.loop", "train")(cfg, data)
+    best = next(iter(state["best"].values()))
+    print(f"best dev score {best['score']:.2f} at epoch {best['epoch']} "
           f"({state['seconds'] / 60:.1f} min); model in {cfg.out}")
     return 0
 

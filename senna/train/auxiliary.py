@@ -9,12 +9,14 @@ that shape the shared word table without being tagging tasks themselves.
   random word.
 
 Both read the taggers' word table (one `nn.Embedding`, shared through `senna.train.joint`)
-and keep their own hidden layers.  Each has `steps` batches per epoch, a `loss(rng)` on a
+and keep their own hidden layers.  Each has `steps` batches per epoch, a `loss` on a
 fresh random batch and `evaluate()`: the share of held-out (positive, corrupted) pairs ranked
 the right way round, in %, so higher is better as for the tagging tasks.
 """
 
 from __future__ import annotations
+
+from itertools import repeat
 
 import numpy as np
 import torch
@@ -23,6 +25,7 @@ from torch import nn
 
 from senna.lm.corpus import Corpus
 from senna.nn.init import fan_in_init
+from senna.train.tagging import optimizer
 from senna.vocab import Vocab
 
 FIRST_WORD = 2   # ids 0 and 1 are PADDING and RARE
@@ -30,7 +33,11 @@ FIRST_WORD = 2   # ids 0 and 1 are PADDING and RARE
 
 class RankingTask(nn.Module):
     """Lookup (shared) -> Linear -> HardTanh -> Linear(1): a score per input of `width`
-    words; hinge loss of positives against their corruptions."""
+    words; hinge loss of positives against their corruptions.  A unit of the training loop
+    (senna.train.loop) whose dev score is reported, not kept."""
+
+    scored = False
+    opt: torch.optim.Optimizer
 
     def __init__(self, name: str, table: nn.Embedding, width: int, hidden: int, steps: int,
                  batch: int, negatives: int):
@@ -45,6 +52,25 @@ class RankingTask(nn.Module):
     def module(self) -> nn.Module:
         """The network (itself), as a tagging task's is its `net`."""
         return self
+
+    def make_optimizer(self, named, lr: float) -> None:
+        """SGD at the run's rate, fan-in scaled, over its own layers."""
+        self.opt = optimizer(named, lr)
+
+    def start_epoch(self, epoch: int) -> None:
+        self.train()
+
+    def batches(self, rng: np.random.Generator) -> repeat:
+        """No batches to hand out: `loss` draws its own."""
+        return repeat(None)
+
+    def loss(self, batch: None, rng: np.random.Generator) -> tuple[torch.Tensor, int, int]:
+        """(The hinge loss of a fresh random batch, its pairs, 1): a pair's hinge is at most
+        about 1, the guard's yardstick."""
+        return self.sampled_loss(rng), self.batch, 1
+
+    def sampled_loss(self, rng: np.random.Generator) -> torch.Tensor:
+        raise NotImplementedError
 
     def score(self, ids: torch.Tensor) -> torch.Tensor:
         """ids [..., width] -> scores [...]."""
@@ -96,7 +122,7 @@ class LanguageModelTask(RankingTask):
                                                         (n, self.negatives)))
         return win, neg
 
-    def loss(self, rng: np.random.Generator) -> torch.Tensor:
+    def sampled_loss(self, rng: np.random.Generator) -> torch.Tensor:
         return self.ranking(*self._sample(self.train_ids, self.batch, rng))
 
     def evaluate(self) -> float:
@@ -130,7 +156,7 @@ class SynonymTask(RankingTask):
                                                      tuple(neg.shape[:2])))
         return pos, neg
 
-    def loss(self, rng: np.random.Generator) -> torch.Tensor:
+    def sampled_loss(self, rng: np.random.Generator) -> torch.Tensor:
         pick = torch.from_numpy(rng.integers(0, len(self.train_pairs), self.batch))
         return self.ranking(*self._corrupt(self.train_pairs[pick], rng))
 

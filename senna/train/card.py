@@ -8,9 +8,9 @@ import re
 import shlex
 from pathlib import Path
 
+from senna.datasets import parse_spec
 from senna.nn.config import NetConfig
 from senna.tasks import get_task
-from senna.train.cascade import parse_spec
 
 # The Makefile's target for each shipped model and the recipe of its own training step
 # (tests/test_makefile.py checks them against `make -n`).

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from senna.datasets import parse_spec
 from senna.io.conll import FORMATS
 from senna.nn.config import APPROACHES, CRITERIA
 from senna.settings import option, setting, type_problems
@@ -218,7 +219,6 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.jackknife and not cfg.predicted_columns:
         out.append("--jackknife needs --predicted-columns")
     try:
-        from senna.train.cascade import parse_spec
         parse_spec(cfg.predicted_columns)
     except ValueError as e:
         out.append(f"--predicted-columns: {e}")

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from senna.io.checkpoint import load_model
 from senna.nn.criterion import SentenceLikelihood
@@ -28,8 +27,10 @@ from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
 from senna.tasks import get_task
 from senna.train.config import TrainConfig
-from senna.train.data import batches, make_examples
-from senna.train.loop import network_from_saved, optimizer, train, training_splits
+from senna.train.data import Batch, batches, make_examples
+from senna.train.loop import Run, fit, train
+from senna.train.prepare import prepare
+from senna.train.tagging import network_from_saved, optimizer
 
 
 class Joiner(torch.nn.Module):
@@ -70,11 +71,12 @@ def train_ensemble(cfg: TrainConfig, seeds: list[int], joined_epochs: int = 0) -
         raise ValueError(f"an ensemble needs two different seeds or more, got {seeds}")
     out = Path(cfg.out)
     names = [f"seed-{s}" for s in seeds]
+    data = prepare(cfg)
     for seed, name in zip(seeds, names, strict=True):
         if not (out / name / "history.json").exists():   # finished members are kept
-            train(replace(cfg, seed=seed, out=str(out / name)))
+            train(replace(cfg, seed=seed, out=str(out / name)), data)
     task = get_task(cfg.task)
-    train_sents, dev = training_splits(cfg, task)
+    train_sents, dev = data
     members = [TaskModel.load(out / n) for n in names]
     scores = {n: score(m, task, dev) for n, m in zip(names, members, strict=True)}
     scores["vote"] = score(EnsembleModel(members, "vote"), task, dev)
@@ -94,9 +96,58 @@ def score(model, task, dev: list) -> float:
     return score_predictions(task, dev, predict_gold_inputs(model, task, dev))[0]["score"]
 
 
+class JoinedUnit:
+    """The joining layer as a unit of the training loop (senna.train.loop): its batches are
+    the training examples, its dev score the runtime's (`EnsembleModel` "joined"), and its
+    best weights go to out/joined.npz."""
+
+    scored = True
+
+    def __init__(self, joiner: Joiner, examples: list, tags, batch_size: int,
+                 members: list[TaskModel], task, dev: list, out: Path):
+        self.joiner, self.examples, self.tags, self.batch_size = joiner, examples, tags, \
+            batch_size
+        self.members, self.task, self.dev, self.out = members, task, dev, out
+        self.name, self.best, self.best_epoch, self.opt = "joined", -1.0, 0, None
+
+    @property
+    def module(self) -> torch.nn.Module:
+        return self.joiner
+
+    @property
+    def steps(self) -> int:
+        return -(-len(self.examples) // self.batch_size)
+
+    def make_optimizer(self, named, lr: float) -> None:
+        self.opt = optimizer(named, lr)
+
+    def start_epoch(self, epoch: int) -> None:
+        self.joiner.train()
+
+    def batches(self, rng: np.random.Generator):
+        return batches(self.examples, self.batch_size, self.tags, rng)
+
+    def loss(self, b: Batch, rng: np.random.Generator) -> tuple[torch.Tensor, int, int]:
+        ids, tags = torch.from_numpy(b.ids), torch.from_numpy(b.tags)
+        mask = torch.arange(ids.shape[1])[None, :] < torch.from_numpy(b.lengths)[:, None]
+        loss = self.joiner.criterion.nll(self.joiner(ids), tags, mask).sum()
+        return loss, int(b.lengths.sum()), len(self.tags)
+
+    def evaluate(self) -> float:
+        self._weights = self.joiner.weights()
+        self._score = score(EnsembleModel(self.members, "joined", self._weights), self.task,
+                            self.dev)
+        return self._score
+
+    def keep(self, epoch: int, seconds: float) -> None:
+        self.best, self.best_epoch = self._score, epoch
+        np.savez(self.out / "joined.npz", **self._weights)
+
+
 def train_joiner(cfg: TrainConfig, out: Path, names: list[str], epochs: int,
                  members: list[TaskModel], train_sents: list, dev: list) -> float:
-    """SGD on the joining layer; the best dev epoch is saved as out/joined.npz."""
+    """The joining layer trained by the one loop; the best dev epoch is saved as
+    out/joined.npz -> its dev score."""
     torch.manual_seed(cfg.seed)
     task = get_task(cfg.task)
     saved = [load_model(out / n) for n in names]
@@ -106,23 +157,9 @@ def train_joiner(cfg: TrainConfig, out: Path, names: list[str], epochs: int,
     for net in nets:
         net.eval()
         net.requires_grad_(False)
-    examples = make_examples(task, train_sents, first.featurizer)
-    joiner = Joiner(nets, len(first.tags))
-    opt = optimizer(joiner.named_parameters(), cfg.lr)
-    best = -1.0
-    for epoch in range(1, epochs + 1):
-        rng = np.random.default_rng([cfg.seed, epoch])
-        for b in tqdm(batches(examples, cfg.batch_size, first.tags, rng), leave=False,
-                      desc=f"joined {epoch}", total=-(-len(examples) // cfg.batch_size)):
-            ids, tags = torch.from_numpy(b.ids), torch.from_numpy(b.tags)
-            mask = torch.arange(ids.shape[1])[None, :] < torch.from_numpy(b.lengths)[:, None]
-            opt.zero_grad(set_to_none=True)
-            loss = joiner.criterion.nll(joiner(ids), tags, mask).sum()
-            loss.backward()
-            opt.step()
-        dev_score = score(EnsembleModel(members, "joined", joiner.weights()), task, dev)
-        tqdm.write(f"joined epoch {epoch}: dev {dev_score:.2f}")
-        if dev_score > best:
-            best = dev_score
-            np.savez(out / "joined.npz", **joiner.weights())
-    return best
+    unit = JoinedUnit(Joiner(nets, len(first.tags)),
+                      make_examples(task, train_sents, first.featurizer), first.tags,
+                      cfg.batch_size, members, task, dev, out)
+    fit(Run([unit], out, cfg.seed, epochs, patience=epochs, lr=cfg.lr, checkpoints=False,
+            hint=f"lower --lr (now {cfg.lr:g})"))
+    return unit.best

@@ -28,56 +28,24 @@ each task's network its own dropout and learning-rate decay, as its settings say
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from senna.features import KINDS, WordFeature
-from senna.io.checkpoint import SavedModel, load_model, save_model
 from senna.lm.wordnet import related_pairs
-from senna.nn.networks import (
-    Tagger,
-    WindowNet,
-    fan_in,
-    load_weights,
-    share_first_layer,
-    share_table,
-)
+from senna.nn.networks import WindowNet, share_first_layer, share_table
 from senna.runtime.pipeline import default_model_dir
 from senna.tasks import TaskSpec, get_task
 from senna.train.auxiliary import LanguageModelTask, RankingTask, SynonymTask
-from senna.train.averaging import AVERAGE_DIR, WeightAverage, averaged, score_epoch
-from senna.train.card import write_card
-from senna.train.data import Batch, Example, batches, make_examples
-from senna.train.guard import check_dev, check_loss, check_weights
-from senna.train.loop import (
-    TrainConfig,
-    build,
-    can_plot,
-    command_line,
-    drop_features,
-    epoch_settings,
-    optimizer,
-    step_loss,
-    training_examples,
-    training_splits,
-)
-from senna.train.resume import (
-    CHECKPOINT,
-    STATE_FILE,
-    read_state,
-    reading,
-    recover,
-    write_checkpoint,
-)
+from senna.train.config import TrainConfig
+from senna.train.loop import SAMPLING, Run, fit
+from senna.train.prepare import prepare
 from senna.train.setup import word_vocab
+from senna.train.tagging import Member, command_line
 
-SAMPLING = ("proportional", "uniform")
 JOINT_HINT = "lower the learning rates (lr, and the tasks' own lr)"
 # Settings every task must share: they shape the shared tables and layer.
 COMMON = ("embeddings", "word_dim", "max_words", "min_count", "seed", "batch_size", "threads")
@@ -201,41 +169,6 @@ class JointConfig:
         return TrainConfig.from_dict(settings)
 
 
-@dataclass
-class Member:
-    """One task of the joint model."""
-
-    spec: TaskSpec
-    cfg: TrainConfig
-    net: Tagger
-    saved: SavedModel
-    dev: list
-    examples: list[Example]
-    dev_examples: list[Example]
-    opt: torch.optim.Optimizer | None = None
-    rates: list[float] = field(default_factory=list)
-    best: float = -1.0
-    best_epoch: int = 0
-    avg: WeightAverage | None = None   # the weights' moving average (its settings' --average)
-    key: str = ""                      # its name in the run ("pos@wsj"; empty: the task's)
-
-    @property
-    def name(self) -> str:
-        return self.key or self.spec.name
-
-    @property
-    def module(self) -> torch.nn.Module:
-        return self.net
-
-    @property
-    def steps(self) -> int:
-        """Batches per epoch."""
-        return -(-len(self.examples) // self.cfg.batch_size)
-
-
-Unit = Member | RankingTask   # a tagging task or an auxiliary one
-
-
 def build_auxiliary(cfg: JointConfig, members: list[Member]) -> list[RankingTask]:
     """The auxiliary tasks, reading the first tagging task's (shared) word table."""
     first = members[0]
@@ -258,22 +191,18 @@ def build_members(cfg: JointConfig) -> list[Member]:
     """Read every task's data, build one word dictionary from all training sentences, and
     a network per task with the shared tables (and first layer) tied."""
     cfgs = {name: cfg.task_config(name) for name in cfg.tasks}
-    splits = {name: training_splits(c, task_of(name)) for name, c in cfgs.items()}
+    splits = {name: prepare(c) for name, c in cfgs.items()}
     first = next(iter(cfgs.values()))
     every = [s for train, _ in splits.values() for s in train]
     words = word_vocab(first, every)
     vocabs = shared_vocabs(cfgs, every, words)
     members = []
     for name, c in cfgs.items():
-        spec = task_of(name)
-        net, saved = build(c, spec, splits[name][0], words, vocabs)
-        saved.info["joint"] = {"tasks": list(cfg.tasks), "share_l1": cfg.share_l1,
-                               "auxiliary": auxiliary_names(cfg),
-                               "sampling": cfg.sampling, "command": cfg.command}
-        members.append(Member(spec, c, net, saved, splits[name][1],
-                              training_examples(c, spec, splits[name][0], saved),
-                              make_examples(spec, splits[name][1], saved.featurizer),
-                              key=name))
+        m = Member.create(c, task_of(name), splits[name], words, vocabs, key=name)
+        m.saved.info["joint"] = {"tasks": list(cfg.tasks), "share_l1": cfg.share_l1,
+                                 "auxiliary": auxiliary_names(cfg),
+                                 "sampling": cfg.sampling, "command": cfg.command}
+        members.append(m)
     tie(members, cfg.share_l1)
     return members
 
@@ -315,238 +244,17 @@ def tie(members: list[Member], share_l1: bool) -> None:
                           [[k.shared for k in m.saved.featurizer.kinds] for m in window])
 
 
-def optimizers(units: list[Unit], lr: float) -> torch.optim.Optimizer:
-    """Each task's own parameters get its own optimizer (a tagging task's from its settings,
-    an auxiliary task's SGD); the shared ones (found in more than one network) one SGD
-    optimizer -> returned."""
-    owners: dict[int, int] = {}
-    for m in units:
-        for p in {id(p): p for p in m.module.parameters()}.values():
-            owners[id(p)] = owners.get(id(p), 0) + 1
-    shared_groups, seen = [], set()
-    for m in units:
-        named = {n: p for n, p in m.module.named_parameters() if p.requires_grad}
-        own = {n: p for n, p in named.items() if owners[id(p)] == 1}
-        m.opt = optimizer(own.items(), *((m.cfg.lr, m.cfg.optimizer) if isinstance(m, Member)
-                                         else (lr, "sgd")))
-        for n, p in named.items():
-            if owners[id(p)] > 1 and id(p) not in seen:
-                seen.add(id(p))
-                shared_groups.append({"params": [p], "lr": lr / fan_in(n, p, named)})
-    return torch.optim.SGD(shared_groups, lr=lr)
-
-
-def schedule(units: list[Unit], sampling: str, rng: np.random.Generator
-             ) -> Iterator[tuple[Unit, Batch | None]]:
-    """One epoch of (task, batch) steps, see the module docstring; auxiliary tasks draw
-    their own batches (None here)."""
-    def stream(m: Unit, epoch_seed: int) -> Iterator[Batch | None]:
-        k = 0
-        while True:
-            if not isinstance(m, Member):
-                yield None
-                continue
-            sub = np.random.default_rng([epoch_seed, k])
-            yield from batches(m.examples, m.cfg.batch_size, m.saved.tags, sub)
-            k += 1
-
-    sizes = [m.steps for m in units]
-    if sampling == "proportional":
-        order = np.concatenate([np.full(n, i) for i, n in enumerate(sizes)])
-        rng.shuffle(order)
-    else:
-        order = rng.integers(0, len(units), sum(sizes))
-    streams = [stream(m, int(rng.integers(1 << 31))) for m in units]
-    for i in order:
-        yield units[i], next(streams[i])
-
-
 def train_joint(cfg: JointConfig) -> dict:
-    """Train, keep each task's best dev model in `cfg.model_dir(task)`; -> the
-    training state."""
+    """Train, keep each task's best dev model in `cfg.model_dir(task)`; -> the training
+    state."""
     torch.set_num_threads(cfg.common("threads") or torch.get_num_threads())
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     cfg.command = cfg.command or command_line()
     members = build_members(cfg)
-    aux = build_auxiliary(cfg, members)
-    units: list[Unit] = [*members, *aux]
-    shared_opt = optimizers(units, cfg.lr)
-    for m in members:   # the first epoch's rates, before a resumed optimizer's decayed ones
-        m.rates = [g["lr"] for g in m.opt.param_groups]
-    state = resume(out, members, aux, shared_opt)
-    for m in members:
-        with reading(out / CHECKPOINT / m.name / AVERAGE_DIR, out / CHECKPOINT):
-            m.avg = averaged(m.cfg, m.net, out / CHECKPOINT / m.name, state)
-    if state["epoch"]:
-        print(f"resumed {out} after epoch {state['epoch']}")
-    averages = [m.avg for m in members if m.avg]
-    plot = can_plot()
-    for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
-        t0 = time.perf_counter()
-        rng = np.random.default_rng([cfg.common("seed"), epoch])
-        torch.manual_seed(int(rng.integers(1 << 62)))   # dropout, as in senna.train.loop
-        losses = {m.name: 0.0 for m in units}
-        for m in units:   # each task's dropout and learning-rate decay, as trained alone
-            if isinstance(m, Member):
-                epoch_settings(m.net, m.opt, m.rates, m.cfg, epoch)
-            else:
-                m.module.train()
-        for m, batch in tqdm(schedule(units, cfg.sampling, rng), desc=f"epoch {epoch}",
-                             total=sum(m.steps for m in units), leave=False, mininterval=2):
-            m.opt.zero_grad(set_to_none=True)
-            shared_opt.zero_grad(set_to_none=True)
-            if isinstance(m, Member):
-                drop_features(batch.ids, m.saved.featurizer, m.cfg, rng)
-                loss = step_loss(m.net, batch, m.cfg.distill, m.cfg.adversarial,
-                                 m.cfg.distill_temperature)
-                words, n_tags = int(batch.lengths.sum()), len(m.saved.tags)
-            else:   # a ranking loss: its hinge is at most about 1 per pair
-                loss = m.loss(rng)
-                words, n_tags = cfg.aux_batch, 1
-            value = loss.item()
-            check_loss(value, words, n_tags, epoch, JOINT_HINT, m.name)
-            loss.backward()
-            m.opt.step()
-            shared_opt.step()
-            for a in averages:   # each step moves shared weights: every average follows
-                a.update()
-            losses[m.name] += value
-        state["seconds"] += time.perf_counter() - t0
-        state["epoch"] = epoch
-        scores, last = end_of_epoch(members, epoch, state["seconds"], state["history"])
-        scores.update({a.name: a.evaluate() for a in aux})
-        state["history"].append({"epoch": epoch, "seconds": round(state["seconds"], 1),
-                                 "dev": scores, "loss": {m.name: losses[m.name] / m.steps
-                                                         for m in units}})
-        if last:   # the last iterates' scores of the averaged tasks
-            state["history"][-1]["dev_last"] = last
-            state["average_steps"] = averages[0].steps
-        state["best"] = {m.name: {"score": m.best, "epoch": m.best_epoch}
-                         for m in members}
-        tqdm.write(f"epoch {epoch}: " + "  ".join(f"{k} {v:.2f}" for k, v in scores.items())
-                   + f"  ({state['seconds'] / 60:.1f} min)")
-        checkpoint(out, members, aux, shared_opt, state)
-        if plot:
-            plot_curves(state["history"], out / "curve.png")
-        if all(epoch - m.best_epoch >= cfg.patience for m in members):
-            break
-        if cfg.max_minutes and state["seconds"] > cfg.max_minutes * 60:
-            break
-    record(state, [out, *(Path(m.cfg.out) for m in members
-                          if Path(m.cfg.out).parent != out and Path(m.cfg.out).exists())],
-           plot)
-    return state
-
-
-def end_of_epoch(members: list[Member], epoch: int, seconds: float, history: list[dict]
-                 ) -> tuple[dict[str, float], dict[str, float]]:
-    """Score every task on dev; save the ones that improved (in their settings' `out`,
-    `JointConfig.model_dir`), unless one diverged (senna.train.guard, `history`: the
-    earlier epochs'); -> (scores, the last iterates' scores of averaged tasks)."""
-    results = {m.name: score_epoch(m.saved, m.net, m.avg, m.spec, m.dev, m.dev_examples)
-               for m in members}
-    for m in members:   # every task checked before any is saved: they share weights
-        check_weights(m.saved.weights, epoch, JOINT_HINT, m.name)
-        check_dev([h["dev"].get(m.name, 1.0) for h in history] + [results[m.name][0]["score"]],
-                  epoch, JOINT_HINT, m.name)
-    scores, last = {}, {}
-    for m in members:
-        score, kept, last_score = results[m.name]
-        scores[m.name] = score["score"]
-        if last_score is not None:
-            last[m.name] = last_score
-        if score["score"] > m.best:
-            m.best, m.best_epoch = score["score"], epoch
-            m.saved.info["dev"] = score
-            m.saved.info["training"].update(epochs=epoch, seconds=round(seconds, 1))
-            save_model(Path(m.cfg.out), kept)
-            write_card(Path(m.cfg.out))
-    return scores, last
-
-
-def checkpoint(out: Path, members: list[Member], aux: list[RankingTask],
-               shared_opt: torch.optim.Optimizer, state: dict) -> None:
-    """The last weights of every task and the optimizers' state, for an exact resume,
-    written as one checkpoint (senna.train.resume.write_checkpoint)."""
-    def fill(folder: Path) -> None:
-        for m in members:
-            save_model(folder / m.name, m.saved)
-            if m.avg:
-                save_model(folder / m.name / AVERAGE_DIR,
-                           replace(m.saved, weights=m.avg.weights()))
-        optim = {"shared": shared_opt.state_dict(),
-                 **{m.name: m.opt.state_dict() for m in [*members, *aux]}}
-        torch.save(optim, folder / "optimizers.pt")
-        torch.save({a.name: own_state(a) for a in aux}, folder / "auxiliary.pt")
-        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
-
-    write_checkpoint(out, fill)
-
-
-def own_state(task: RankingTask) -> dict[str, torch.Tensor]:
-    """An auxiliary task's own layers (the shared word table is saved with the taggers)."""
-    return {k: v for k, v in task.state_dict().items() if not k.startswith("table.")}
-
-
-def resume(out: Path, members: list[Member], aux: list[RankingTask],
-           shared_opt: torch.optim.Optimizer) -> dict:
-    ckpt = recover(out)
-    if not ckpt.exists():
-        return {"epoch": 0, "history": [], "seconds": 0.0, "best": {}}
-    state = read_state(ckpt)
-    for m in members:
-        with reading(ckpt / m.name, ckpt):
-            saved = load_model(ckpt / m.name)
-        if saved.tags.items != m.saved.tags.items or saved.net != m.saved.net:
-            raise ValueError(f"{ckpt} holds another {m.name} network than these "
-                             "settings build; use a new --out or delete the checkpoint")
-        load_weights(m.net, saved.weights)
-    with reading(ckpt / "optimizers.pt", ckpt):
-        optim = torch.load(ckpt / "optimizers.pt", weights_only=True)
-        shared_opt.load_state_dict(optim["shared"])
-    with reading(ckpt / "auxiliary.pt", ckpt):
-        saved_aux = torch.load(ckpt / "auxiliary.pt", weights_only=True) if aux else {}
-    for a in aux:
-        if a.name not in saved_aux:
-            raise ValueError(f"{ckpt} has no {a.name} task; use a new --out")
-        with reading(ckpt / "auxiliary.pt", ckpt):
-            a.load_state_dict(saved_aux[a.name], strict=False)
-            a.opt.load_state_dict(optim[a.name])
-    for m in members:
-        with reading(ckpt / "optimizers.pt", ckpt):
-            m.opt.load_state_dict(optim[m.name])
-        best = state["best"].get(m.name, {})
-        m.best, m.best_epoch = best.get("score", -1.0), best.get("epoch", 0)
-    return state
-
-
-def record(state: dict, dirs: list[Path], plot: bool = True) -> None:
-    """The finished run's record (history.json: its presence says the run finished) and
-    dev curves (curve.png) in each of `dirs`: the run's directory and the model directories
-    outside it, so that a shipped model carries the curves of the run it came from (the
-    curves only with `plot`: matplotlib is installed)."""
-    for where in dirs:
-        if plot:
-            plot_curves(state["history"], where / "curve.png")
-        (where / "history.json").write_text(json.dumps(state, indent=1))
-
-
-def plot_curves(history: list[dict], path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    for task in history[0]["dev"]:
-        ax.plot([h["epoch"] for h in history], [h["dev"][task] for h in history], marker=".",
-                label=task)
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("dev score")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    units = [*members, *build_auxiliary(cfg, members)]
+    return fit(Run(units, out, cfg.common("seed"), cfg.epochs, cfg.patience, cfg.max_minutes,
+                   cfg.sampling, cfg.lr, JOINT_HINT))
 
 
 def train_joint_seeds(cfg: JointConfig, seeds: list[int]) -> dict[str, dict]:
@@ -575,7 +283,7 @@ def train_joint_seeds(cfg: JointConfig, seeds: list[int]) -> dict[str, dict]:
         names = [f"../seed-{s}/{name}" for s in seeds]
         (out / name).mkdir(parents=True, exist_ok=True)    # before its ".." is followed
         members = [TaskModel.load(out / name / n) for n in names]
-        dev = training_splits(cfg.task_config(name), spec)[1]
+        dev = prepare(cfg.task_config(name))[1]
         scores = {f"seed-{s}": score(m, spec, dev) for s, m in zip(seeds, members, strict=True)}
         scores["mean"] = score(EnsembleModel(members, "mean"), spec, dev)
         specs[name] = save_ensemble(out / name, spec.name, names, "mean", scores,

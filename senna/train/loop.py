@@ -1,19 +1,31 @@
-"""`senna train`: data -> features -> network -> SGD epochs -> best model on dev.
+"""The one training loop: epochs of SGD steps over a run's units, the best dev model kept.
 
-Plain SGD with the fan-in-scaled learning rates of the paper (Remark 7), losses summed over
-a mini-batch of sentences.  After each epoch the dev score is computed, the best model kept,
-the last state checkpointed (resume continues from it), and the dev curve plotted.
+A unit is a tagging task (`senna.train.tagging.Member`), an auxiliary task of a joint run
+(`senna.train.auxiliary`) or an ensemble's joining layer (`senna.train.ensemble`).  Each
+unit has a `name`, a `module`, its own optimizer `opt`, `steps` batches per epoch, and
+
+* `start_epoch(epoch)`: training mode, its dropout and learning rates;
+* `batches(rng)`: its batches of one epoch (auxiliary tasks draw their own: None);
+* `loss(batch, rng)`: (loss, words, tags), the last two the divergence guard's yardstick;
+* `make_optimizer(named, lr)`: its optimizer over its own parameters (`lr`: the run's rate,
+  for units without one of their own);
+* `evaluate()`: its dev score; a `scored` unit also has `best`, `best_epoch` and
+  `keep(epoch, seconds)`, which saves the model just evaluated as its best.
+
+Parameters that several units share (the word table of a joint run) get one more SGD
+optimizer.  What the loop does around the steps is the same for every run: per-epoch
+random numbers (so that a resumed run draws the same ones), the divergence guard
+(senna.train.guard), weight averaging (each tagging task's `avg`, updated after every step),
+dev scoring and early stopping (`patience`), an atomic checkpoint to resume from
+(senna.train.resume), the dev curve, and the finished run's history.json.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shlex
-import sys
 import time
-from collections.abc import Iterable
-from dataclasses import asdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,153 +33,211 @@ import torch
 from tqdm import tqdm
 
 from senna.datasets import load_splits
-from senna.features import Featurizer, Gazetteer, GazetteerFeature, Lexicon, WordFeature
-from senna.io.checkpoint import SavedModel, save_model
-from senna.nn.config import NetConfig
-from senna.nn.networks import (
-    Tagger,
-    bind_spellings,
-    build_network,
-    fan_in,
-    load_weights,
-)
-from senna.tasks import TaskSpec, get_task
-from senna.train.adversarial import with_adversary
-from senna.train.averaging import AVERAGE_DIR, averaged, score_epoch
-from senna.train.card import write_card
-from senna.train.cascade import predict_columns
+from senna.nn.networks import fan_in
+from senna.tasks import get_task
+from senna.train.averaging import AVERAGE_DIR, averaged
 from senna.train.config import TrainConfig
-from senna.train.data import Example, batches, make_examples
-from senna.train.distill import attach_teacher_scores, distillation_loss, load_teachers
 from senna.train.guard import check_dev, check_loss, check_weights
 from senna.train.resume import (
     CHECKPOINT,
     STATE_FILE,
+    fresh_state,
     reading,
     resume,
-    save_optimizer,
+    save_auxiliary,
+    save_optimizers,
     write_checkpoint,
 )
-from senna.train.setup import initial_embeddings, word_vocab
-from senna.train.silver import SOURCE_SUFFIX
-from senna.vocab import TagSet, Vocab
+from senna.train.tagging import Member
+
+SAMPLING = ("proportional", "uniform")
 
 
-def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
-          words: Vocab | None = None, vocabs: dict[str, Vocab] | None = None
-          ) -> tuple[Tagger, SavedModel]:
-    """Vocabularies, tag set and a freshly initialised network (`words`: the word dictionary
-    to use, e.g. one shared by jointly trained tasks; default: built from `train_sents`;
-    `vocabs`: other features' given vocabularies, by feature name)."""
-    specs = [s if s.kind != "word" else type(s)(s.name, s.kind, cfg.word_dim, s.arg)
-             for s in task.features(cfg.features)]
-    gaz = Gazetteer.load(cfg.gazetteer) if cfg.gazetteer else None
-    lexicon = Lexicon.load(cfg.clusters) if cfg.clusters else None
-    featurizer = Featurizer.fit(specs, train_sents, gaz, words or word_vocab(cfg, train_sents),
-                                vocabs=vocabs, lexicon=lexicon)
-    examples = make_examples(task, train_sents, featurizer)
-    tagset = TagSet(sorted({t for e in examples for t in e.tags}))
-    net_cfg = NetConfig(approach=cfg.approach or task.approach, criterion=cfg.criterion,
-                        vocab_sizes=featurizer.sizes(), dims=[s.dim for s in specs],
-                        n_tags=len(tagset), window=cfg.window, hidden=cfg.hidden,
-                        conv=cfg.conv if (cfg.approach or task.approach) == "sentence" else 0,
-                        predicate_window=cfg.predicate_window, stack=cfg.stack,
-                        stack_hidden=cfg.stack_hidden,
-                        chars=featurizer.net_shapes())
-    torch.manual_seed(cfg.seed)
-    net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
-    info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
-            "training": {"config": asdict(cfg), "command": command_line()}}
-    for key, path in (("train_source", cfg.train), ("extra_train_source", cfg.extra_train)):
-        source = Path(f"{path}{SOURCE_SUFFIX}")   # a file senna.train.silver wrote
-        if path and source.is_file():
-            info["training"][key] = json.loads(source.read_text(encoding="utf-8"))
-    built = Path(cfg.clusters).with_name("clusters.json") if cfg.clusters else None
-    if built is not None and built.is_file():   # how `senna lm clusters` made the lexicon
-        info["training"]["clusters_source"] = json.loads(built.read_text(encoding="utf-8"))
-    j = featurizer.index(WordFeature)
-    if cfg.embeddings:
-        _, divisor = initial_embeddings(net, featurizer, cfg.embeddings)
-        if os.path.isdir(cfg.embeddings):  # saved as the rows that differ from these
-            info["word_base"] = {"embeddings": os.path.abspath(cfg.embeddings),
-                                 "divisor": divisor, "table": j}
-    if cfg.fixed_embeddings:
-        if not cfg.embeddings:
-            raise ValueError("fixed_embeddings needs embeddings to keep")
-        net.emb.tables[j].weight.requires_grad_(False)
-    return net, SavedModel(task.name, net_cfg, featurizer, tagset, {}, info)
+@dataclass
+class Run:
+    """A training run: its units (tagging tasks first) and the schedule they share.
+    `lr`: the SGD rate of the shared parameters; `hint`: what the guard tells the user to
+    change; `checkpoints`: write OUT/checkpoint, resume from it and record the run (off
+    for a joining layer trained in minutes)."""
+
+    units: list
+    out: Path
+    seed: int
+    epochs: int
+    patience: int
+    max_minutes: float = 0.0
+    sampling: str = "proportional"
+    lr: float = 0.05
+    hint: str = "lower the learning rate"
+    checkpoints: bool = True
+
+    @property
+    def scored(self) -> list:
+        return [u for u in self.units if u.scored]
+
+    @property
+    def averages(self) -> list:
+        return [u.avg for u in self.units if getattr(u, "avg", None)]
 
 
-def command_line() -> str:
-    """The command that started this run, as a user would type it."""
-    args = sys.argv[1:] if sys.argv and sys.argv[0].endswith(("senna", "main.py")) else []
-    return shlex.join(["senna", *args]) if args else "(called from Python)"
+def optimizers(units: Sequence, lr: float) -> torch.optim.Optimizer | None:
+    """Each unit's own parameters get its own optimizer (a tagging task's from its settings,
+    an auxiliary task's SGD); the shared ones (found in more than one unit) one SGD
+    optimizer -> returned (None: nothing is shared)."""
+    owners: dict[int, int] = {}
+    for u in units:
+        for p in {id(p): p for p in u.module.parameters()}.values():
+            owners[id(p)] = owners.get(id(p), 0) + 1
+    shared_groups, seen = [], set()
+    for u in units:
+        named = {n: p for n, p in u.module.named_parameters() if p.requires_grad}
+        own = {n: p for n, p in named.items() if owners[id(p)] == 1}
+        u.make_optimizer(own.items(), lr)
+        for n, p in named.items():
+            if owners[id(p)] > 1 and id(p) not in seen:
+                seen.add(id(p))
+                shared_groups.append({"params": [p], "lr": lr / fan_in(n, p, named)})
+    return torch.optim.SGD(shared_groups, lr=lr) if shared_groups else None
 
 
-def optimizer(named: Iterable[tuple[str, torch.nn.Parameter]], lr: float,
-              kind: str = "sgd") -> torch.optim.Optimizer:
-    """Over (name, parameter) pairs (`net.named_parameters()`, or some of them).  SGD: one
-    parameter group per tensor, learning rate lr / fan-in (Remark 7)."""
-    params = {n: p for n, p in named if p.requires_grad}
-    if kind == "adam":
-        return torch.optim.Adam(list(params.values()), lr=lr)
-    if kind != "sgd":
-        raise ValueError(f"optimizer must be 'sgd' or 'adam', got {kind!r}")
-    groups = [{"params": [p], "lr": lr / fan_in(n, p, params)} for n, p in params.items()]
-    return torch.optim.SGD(groups, lr=lr)
+def epoch_random(seed: int, epoch: int, alone: bool) -> np.random.Generator:
+    """The epoch's random numbers: a generator for the batches and the feature dropout,
+    and torch's seed for dropout.  A unit trained alone takes its batches straight from the
+    generator (and torch's seed from the epoch number), so that single-task models rebuild
+    bit-identically across versions."""
+    rng = np.random.default_rng([seed, epoch])
+    torch.manual_seed(seed * 100_003 + epoch if alone else int(rng.integers(1 << 62)))
+    return rng
 
 
-def drop_features(ids: np.ndarray, featurizer: Featurizer, cfg: TrainConfig,
-                  rng: np.random.Generator) -> None:
-    """Gazetteer flags "yes" -> "no" at random (`gazetteer_dropout`), in place.
-
-    The CoNLL-2003 list was compiled from its training data, so on training sentences the
-    flags nearly give the answer and the network learns to trust them more than they deserve
-    on new text; dropping them at random keeps the word and caps features in use.  No random
-    numbers are drawn for a probability of 0, so runs without it stay the runs they were.
-    """
-    if cfg.gazetteer_dropout <= 0:
+def schedule(units: Sequence, sampling: str, rng: np.random.Generator) -> Iterator[tuple]:
+    """One epoch of (unit, batch) steps.  One unit: its batches.  Several:
+    `sampling="proportional"`: every batch of every unit once, in random order, so a unit
+    is picked in proportion to its training set's size; "uniform": each step picks a unit
+    uniformly at random (its batches cycle), for as many steps, so small tasks are seen
+    more often."""
+    if len(units) == 1:
+        yield from ((units[0], b) for b in units[0].batches(rng))
         return
-    for j, kind in enumerate(featurizer.kinds):
-        if isinstance(kind, GazetteerFeature):
-            kind.drop(ids[..., j], cfg.gazetteer_dropout, rng)
+
+    def stream(u, epoch_seed: int) -> Iterator:
+        k = 0
+        while True:
+            yield from u.batches(np.random.default_rng([epoch_seed, k]))
+            k += 1
+
+    sizes = [u.steps for u in units]
+    if sampling == "proportional":
+        order = np.concatenate([np.full(n, i) for i, n in enumerate(sizes)])
+        rng.shuffle(order)
+    else:
+        order = rng.integers(0, len(units), sum(sizes))
+    streams = [stream(u, int(rng.integers(1 << 31))) for u in units]
+    for i in order:
+        yield units[i], next(streams[i])
 
 
-def step_loss(net: Tagger, batch, distill: float = 0.0,
-              adversarial: float = 0.0, temperature: float = 1.0) -> torch.Tensor:
-    """The batch's negative log-likelihood, plus `distill` times the distillation term (at
-    `temperature`) where the batch carries teachers' scores (`senna.train.distill`); with
-    `adversarial` > 0, plus the same loss on adversarially moved inputs
-    (`senna.train.adversarial`)."""
-    ids, tags = torch.from_numpy(batch.ids), torch.from_numpy(batch.tags)
-    lengths = torch.from_numpy(batch.lengths)
-    mask = torch.arange(ids.shape[1])[None, :] < lengths[:, None]
-    predicates = torch.from_numpy(batch.predicates)
+def fit(run: Run) -> dict:
+    """Train until `epochs`, `patience` or `max_minutes` ends the run; -> its state (epoch,
+    history, seconds, best score and epoch of each scored unit)."""
+    units, out = run.units, run.out
+    shared = optimizers(units, run.lr)
+    state = resume(out, units, shared, run.epochs) if run.checkpoints else fresh_state([])
+    for u in units:
+        if getattr(u, "cfg", None) is not None:
+            with reading(out / CHECKPOINT / u.name / AVERAGE_DIR, out / CHECKPOINT):
+                u.avg = averaged(u.cfg, u.net, out / CHECKPOINT / u.name, state)
+    plot = run.checkpoints and can_plot()
+    alone = len(units) == 1
+    for epoch in range(state["epoch"] + 1, run.epochs + 1):
+        t0 = time.perf_counter()
+        rng = epoch_random(run.seed, epoch, alone)
+        for u in units:
+            u.start_epoch(epoch)
+        losses = dict.fromkeys((u.name for u in units), 0.0)
+        for u, batch in tqdm(schedule(units, run.sampling, rng), desc=f"epoch {epoch}",
+                             total=sum(u.steps for u in units), leave=False, mininterval=2):
+            u.opt.zero_grad(set_to_none=True)
+            if shared is not None:
+                shared.zero_grad(set_to_none=True)
+            loss, words, n_tags = u.loss(batch, rng)
+            value = loss.item()
+            check_loss(value, words, n_tags, epoch, run.hint, "" if alone else u.name)
+            loss.backward()
+            u.opt.step()
+            if shared is not None:
+                shared.step()
+            for a in run.averages:   # each step may move shared weights: every average follows
+                a.update()
+            losses[u.name] += value
+        state["seconds"] += time.perf_counter() - t0
+        state["epoch"] = epoch
+        end_of_epoch(run, epoch, state, {k: v / u.steps for (k, v), u in
+                                         zip(losses.items(), units, strict=True)})
+        if run.checkpoints:
+            checkpoint(run, shared, state)
+        if plot:
+            plot_curves(state["history"], out / "curve.png", run.scored)
+        if all(epoch - u.best_epoch >= run.patience for u in run.scored):
+            break
+        if run.max_minutes and state["seconds"] > run.max_minutes * 60:
+            break
+    if run.checkpoints:
+        record(state, [out, *(u.model_dir for u in run.scored
+                              if out not in u.model_dir.parents and u.model_dir != out
+                              and u.model_dir.exists())], plot, run.scored)
+    return state
 
-    def loss_of() -> torch.Tensor:
-        emissions = net(ids, lengths, predicates)
-        loss = net.nll(emissions, tags, mask).sum()
-        if distill and batch.soft is not None:
-            soft = torch.from_numpy(batch.soft)
-            loss = loss + distill * distillation_loss(emissions, soft, mask, temperature)
-        return loss
 
-    if adversarial:
-        return with_adversary(net, loss_of, batch.lengths, adversarial)
-    return loss_of()
+def end_of_epoch(run: Run, epoch: int, state: dict, losses: dict[str, float]) -> None:
+    """Score every unit on dev; keep the scored ones that improved, unless one diverged
+    (senna.train.guard): every unit is checked before any is saved, since they share
+    weights.  Appends the epoch to the history and prints it."""
+    scores = {u.name: u.evaluate() for u in run.units}
+    name = (lambda u: "") if len(run.units) == 1 else (lambda u: u.name)
+    for u in run.scored:
+        if getattr(u, "saved", None) is not None:
+            check_weights(u.saved.weights, epoch, run.hint, name(u))
+        check_dev([h["dev"].get(u.name, 1.0) for h in state["history"]] + [scores[u.name]],
+                  epoch, run.hint, name(u))
+    for u in run.scored:
+        if scores[u.name] > u.best:
+            u.keep(epoch, state["seconds"])
+    row = {"epoch": epoch, "seconds": round(state["seconds"], 1), "dev": scores,
+           "loss": losses}
+    last = {u.name: u.last_score for u in run.scored if getattr(u, "last_score", None)
+            is not None}
+    if last:   # the last iterates' scores of the averaged tasks: what averaging gives
+        row["dev_last"] = last
+        state["average_steps"] = run.averages[0].steps
+    state["history"].append(row)
+    state["best"] = {u.name: {"score": u.best, "epoch": u.best_epoch} for u in run.scored}
+    tqdm.write(f"epoch {epoch}: dev " + "  ".join(f"{k} {v:.2f}" for k, v in scores.items())
+               + f"  ({state['seconds'] / 60:.1f} min)")
 
 
-def training_examples(cfg: TrainConfig, task: TaskSpec, sentences: list,
-                      saved: SavedModel) -> list[Example]:
-    """The training sentences' examples, with the teachers' scores when the settings
-    name teachers."""
-    examples = make_examples(task, sentences, saved.featurizer)
-    if cfg.teachers:
-        teacher = load_teachers(cfg.teachers)
-        tqdm.write(f"{task.name}: teachers {cfg.teachers} score {len(examples)} examples")
-        attach_teacher_scores(task, sentences, examples, teacher, saved.tags,
-                              cfg.distill_temperature)
-    return examples
+def checkpoint(run: Run, shared: torch.optim.Optimizer | None, state: dict) -> None:
+    """The last weights of every unit and the optimizers' state, for an exact resume,
+    written as one checkpoint (senna.train.resume.write_checkpoint)."""
+    def fill(folder: Path) -> None:
+        folder.mkdir(parents=True)
+        for u in run.scored:
+            u.save(folder / u.name)
+        save_optimizers(folder, run.units, shared, state["epoch"])
+        save_auxiliary(folder, [u for u in run.units if not u.scored])
+        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+    write_checkpoint(run.out, fill)
+
+
+def record(state: dict, dirs: list[Path], plot: bool, scored: Sequence) -> None:
+    """The finished run's record (history.json: its presence says the run finished) and
+    dev curves (curve.png) in each of `dirs`: the run's directory and the model directories
+    outside it, so that a shipped model carries the curves of the run it came from."""
+    for where in dirs:
+        if plot:
+            plot_curves(state["history"], where / "curve.png", scored)
+        (where / "history.json").write_text(json.dumps(state, indent=1))
 
 
 def can_plot() -> bool:
@@ -182,128 +252,39 @@ def can_plot() -> bool:
     return True
 
 
-def plot_curve(history: list[dict], path: Path, metric: str) -> None:
+def plot_curves(history: list[dict], path: Path, scored: Sequence) -> None:
+    """Each task's dev score by epoch, the axis labelled by the task's measure."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(5, 3.2))
-    ax.plot([h["epoch"] for h in history], [h["dev"] for h in history], marker="o")
+    measures = {getattr(getattr(u, "spec", None), "score_name", "score") for u in scored}
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    for task in history[0]["dev"]:
+        ax.plot([h["epoch"] for h in history], [h["dev"][task] for h in history], marker=".",
+                label=task)
     ax.set_xlabel("epoch")
-    ax.set_ylabel(f"dev {metric}")
+    ax.set_ylabel(f"dev {measures.pop() if len(measures) == 1 else 'score'}")
     ax.grid(alpha=0.3)
+    ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def network_from_saved(saved: SavedModel) -> Tagger:
-    return load_weights(bind_spellings(build_network(saved.net), saved.featurizer),
-                        saved.weights)
-
-
-def epoch_settings(net: Tagger, opt: torch.optim.Optimizer, rates: list[float],
-                   cfg: TrainConfig, epoch: int) -> None:
-    """Training mode with the settings' dropout, and the learning rates `rates` (the first
-    epoch's, which a resumed optimizer's state may not hold): a task's regularisation, alone
-    or in a joint run."""
-    net.train()
-    net.set_dropout(cfg.dropout_input, cfg.dropout_hidden)
-    for group, rate in zip(opt.param_groups, rates, strict=True):
-        group["lr"] = rate
-
-
-def start_epoch(net: Tagger, opt: torch.optim.Optimizer, rates: list[float],
-                cfg: TrainConfig, epoch: int) -> None:
-    """`epoch_settings`, and dropout's random numbers seeded by epoch, so a resumed run
-    draws the same ones."""
-    epoch_settings(net, opt, rates, cfg, epoch)
-    torch.manual_seed(cfg.seed * 100_003 + epoch)
-
-
-def training_splits(cfg: TrainConfig, task: TaskSpec) -> tuple[list, list]:
-    """The run's (train, dev) sentences, their input columns predicted if the settings say
-    so (senna.train.cascade)."""
-    train_sents, dev_sents = load_splits(cfg, task)
-    if cfg.predicted_columns:
-        predict_columns(cfg, train_sents, dev_sents)
-    return train_sents, dev_sents
-
-
-def checkpoint(out: Path, saved: SavedModel, average: SavedModel | None,
-               opt: torch.optim.Optimizer, state: dict) -> None:
-    """The last epoch's model (and its weights' moving average), the optimizer's state and
-    the training state, written as one checkpoint (senna.train.resume.write_checkpoint)."""
-    def fill(folder: Path) -> None:
-        save_model(folder, saved)
-        if average is not None:
-            save_model(folder / AVERAGE_DIR, average)
-        save_optimizer(folder, opt, state["epoch"])
-        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
-
-    write_checkpoint(out, fill)
-
-
-def train(cfg: TrainConfig, splits: tuple[list, list] | None = None) -> dict:
-    """Train, keep the best dev model in cfg.out; -> the final training state.  `splits`:
-    (train, dev) sentences to use instead of reading cfg.train and cfg.dev."""
+def train(cfg: TrainConfig, data: tuple[list, list] | None = None) -> dict:
+    """Train one task, keep the best dev model in cfg.out; -> the final training state.
+    `data`: the (train, dev) sentences, prepared by senna.train.prepare (default: read as
+    the settings say, which needs no predicted input columns)."""
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     task = get_task(cfg.task)
-    train_sents, dev_sents = splits or training_splits(cfg, task)
-    net, saved = build(cfg, task, train_sents)
+    if data is None:
+        if cfg.predicted_columns:
+            raise ValueError("predicted_columns are filled in by the data step: "
+                             "train(cfg, senna.train.prepare.prepare(cfg))")
+        data = load_splits(cfg, task)
+    member = Member.create(cfg, task, data)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
-    examples = training_examples(cfg, task, train_sents, saved)
-    dev_examples = make_examples(task, dev_sents, saved.featurizer)
-    opt = optimizer(net.named_parameters(), cfg.lr, cfg.optimizer)
-    rates = [g["lr"] for g in opt.param_groups]
-    state = resume(out, cfg, net, saved, opt)
-    with reading(out / CHECKPOINT / AVERAGE_DIR, out / CHECKPOINT):
-        avg = averaged(cfg, net, out / CHECKPOINT, state)
-    hint, plot = f"lower --lr (now {cfg.lr:g})", can_plot()
-    for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
-        t0 = time.perf_counter()
-        start_epoch(net, opt, rates, cfg, epoch)
-        rng = np.random.default_rng([cfg.seed, epoch])
-        total = 0.0
-        bar = tqdm(batches(examples, cfg.batch_size, saved.tags, rng), desc=f"epoch {epoch}",
-                   total=-(-len(examples) // cfg.batch_size), leave=False, mininterval=2)
-        for batch in bar:
-            drop_features(batch.ids, saved.featurizer, cfg, rng)
-            opt.zero_grad(set_to_none=True)
-            loss = step_loss(net, batch, cfg.distill, cfg.adversarial, cfg.distill_temperature)
-            value = loss.item()
-            check_loss(value, int(batch.lengths.sum()), len(saved.tags), epoch, hint)
-            loss.backward()
-            opt.step()
-            if avg:
-                avg.update()
-            total += value
-        score, kept, last = score_epoch(saved, net, avg, task, dev_sents, dev_examples)
-        check_weights(saved.weights, epoch, hint)
-        check_dev([h["dev"] for h in state["history"]] + [score["score"]], epoch, hint)
-        row = {"epoch": epoch, "loss": total / len(examples)}
-        if avg:   # the last iterate's score too: one run measures what averaging gives
-            row["dev_last"], state["average_steps"] = last, avg.steps
-        state["seconds"] += time.perf_counter() - t0
-        state["epoch"] = epoch
-        state["history"].append({**row, "dev": score["score"],
-                                 "seconds": round(state["seconds"], 1)})
-        tqdm.write(f"epoch {epoch}: loss {total / len(examples):.4f}  dev {score['score']:.2f}"
-                   f"  ({state['seconds'] / 60:.1f} min)")
-        if score["score"] > state["best"]:
-            state["best"], state["best_epoch"] = score["score"], epoch
-            saved.info["dev"] = score
-            saved.info["training"].update(epochs=epoch, seconds=round(state["seconds"], 1))
-            save_model(out, kept)
-        checkpoint(out, saved, kept if avg else None, opt, state)
-        if plot:
-            plot_curve(state["history"], out / "curve.png", task.metric)
-        if epoch - state.get("best_epoch", epoch) >= cfg.patience:
-            break
-        if cfg.max_minutes and state["seconds"] > cfg.max_minutes * 60:
-            break
-    (out / "history.json").write_text(json.dumps(state, indent=1))
-    if (out / "config.json").exists():
-        write_card(out)
-    return state
+    return fit(Run([member], out, cfg.seed, cfg.epochs, cfg.patience, cfg.max_minutes,
+                   lr=cfg.lr, hint=f"lower --lr (now {cfg.lr:g})"))

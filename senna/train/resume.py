@@ -1,8 +1,9 @@
 """Resuming `senna train` from OUT/checkpoint: the same run, or a clear refusal.
 
-A run writes, after every epoch, OUT/checkpoint/ (the last model), its optimizer's state
-(`optimizer.pt`: Adam's moment estimates; plain SGD has none) and `state.json` (epoch,
-history, best score, fingerprints of the data files).  A second `senna train` with the same
+A run writes, after every epoch, OUT/checkpoint/: each task's last model in a folder of its
+name, the optimizers' state (`optimizers.pt`), the auxiliary tasks' layers
+(`auxiliary.pt`) and `state.json` (epoch, history, best scores, fingerprints of the data
+files).  A second `senna train` with the same
 --out continues from there, so that an interrupted and resumed run ends with the same
 weights as an uninterrupted one.
 
@@ -32,7 +33,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -40,13 +41,16 @@ from pathlib import Path
 import torch
 
 from senna.io.checkpoint import SavedModel, load_model
+from senna.nn.networks import load_weights
 from senna.settings import option
 from senna.tasks import TASKS
 from senna.train.config import TrainConfig
 
 CHECKPOINT = "checkpoint"
-OPTIMIZER_FILE = "optimizer.pt"
+OPTIMIZERS_FILE = "optimizers.pt"
+AUXILIARY_FILE = "auxiliary.pt"
 STATE_FILE = "state.json"
+SHARED = "(shared)"   # the optimizer of parameters several tasks share
 _PARTIAL = CHECKPOINT + ".tmp-"   # + the writer's pid: a checkpoint being written
 _ASIDE = CHECKPOINT + ".old"      # the previous checkpoint, between the two renames
 # Settings of the schedule: a resumed run may change them (and is told so).
@@ -58,9 +62,10 @@ SCHEDULE = ("epochs", "lr", "batch_size", "patience", "max_minutes", "threads", 
 _DATA_FILES = ("train", "dev", "gazetteer", "clusters", "extra_columns")
 
 
-def fresh_state(cfg: TrainConfig) -> dict:
+def fresh_state(members: Sequence) -> dict:
     """The training state of a run that starts now."""
-    return {"epoch": 0, "history": [], "best": -1.0, "seconds": 0.0, "data": fingerprints(cfg)}
+    return {"epoch": 0, "history": [], "seconds": 0.0, "best": {},
+            "data": {m.name: fingerprints(m.cfg) for m in members}}
 
 
 def fingerprints(cfg: TrainConfig) -> dict[str, str]:
@@ -117,45 +122,110 @@ def model_differences(ckpt: SavedModel, fresh: SavedModel) -> list[str]:
     return out
 
 
-def resume(out: Path, cfg: TrainConfig, net: torch.nn.Module, fresh: SavedModel,
-           opt: torch.optim.Optimizer) -> dict:
+def _differences(ckpt: SavedModel, member, digests: dict) -> list[str]:
+    """Why a task's checkpoint cannot go on with its settings and data (empty: it can)."""
+    old = ckpt.info.get("training", {}).get("config", {})
+    new = asdict(member.cfg)
+    out = _changes(_relevant(old), _relevant(new), _relevant(new))
+    now = fingerprints(member.cfg)
+    out += [f"the content of {getattr(member.cfg, k.split('[')[0])} ({option(k)})"
+            for k, digest in digests.items() if k in now and now[k] != digest]
+    return out or model_differences(ckpt, member.saved)
+
+
+def resume(out: Path, units: Sequence, shared: torch.optim.Optimizer | None,
+           epochs: int) -> dict:
     """The training state to continue from: fresh when OUT has no checkpoint; else the
-    checkpoint's weights and optimizer state loaded into `net` and `opt`, after checking
-    that it was trained with the same model and data (ValueError naming the differences)."""
+    checkpoint's weights and optimizer states loaded into the units (tagging tasks, whose
+    `scored` is true, and auxiliary tasks) and the `shared` optimizer, after checking that
+    each task was trained with the same model and data (ValueError naming the
+    differences)."""
+    members = [u for u in units if u.scored]
     ckpt_dir = recover(out)
     if not ckpt_dir.exists():
-        return fresh_state(cfg)
+        return fresh_state(members)
     state = read_state(ckpt_dir)
-    with reading(ckpt_dir, ckpt_dir):
-        ckpt = load_model(ckpt_dir)
-    old = ckpt.info.get("training", {}).get("config", {})
-    new = asdict(cfg)
-    differences = _changes(_relevant(old), _relevant(new), _relevant(new))
-    now = fingerprints(cfg)
-    differences += [f"the content of {getattr(cfg, k.split('[')[0])} ({option(k)})"
-                    for k, digest in state.get("data", {}).items()
-                    if k in now and now[k] != digest]
-    if not differences:
-        differences = model_differences(ckpt, fresh)
-    if differences:
-        raise ValueError(f"cannot resume from {ckpt_dir}: it was trained with other settings "
-                         f"or data: {', '.join(differences)}; resume with the same ones, or "
-                         f"start a new run with another --out (or delete {ckpt_dir})")
-    from senna.nn.networks import load_weights
-
-    load_weights(net, ckpt.weights)
-    note = _load_optimizer(ckpt_dir, opt, state["epoch"], cfg.optimizer)
-    changed = _changes(old, new, SCHEDULE)
-    best = (f"; best dev {state['best']:.2f} at epoch {state['best_epoch']}"
-            if "best_epoch" in state else "")
-    print(f"resuming {out} from its checkpoint after epoch {state['epoch']} of {cfg.epochs}"
-          f"{best}" + (f"; changed settings: {', '.join(changed)}" if changed else "")
-          + (f"; {note}" if note else ""), flush=True)
-    if state["epoch"] >= cfg.epochs:
+    changed: list[str] = []
+    for m in members:
+        with reading(ckpt_dir / m.name, ckpt_dir):
+            ckpt = load_model(ckpt_dir / m.name)
+        differences = _differences(ckpt, m, state.get("data", {}).get(m.name, {}))
+        if differences:
+            task = f" ({m.name})" if len(units) > 1 else ""
+            raise ValueError(f"cannot resume from {ckpt_dir}{task}: it was trained with other "
+                             f"settings or data: {', '.join(differences)}; resume with the "
+                             f"same ones, or start a new run with another --out (or delete "
+                             f"{ckpt_dir})")
+        load_weights(m.net, ckpt.weights)
+        changed += _changes(ckpt.info["training"]["config"], asdict(m.cfg), SCHEDULE)
+        best = state["best"].get(m.name, {})
+        m.best, m.best_epoch = best.get("score", -1.0), best.get("epoch", 0)
+    _load_optimizers(ckpt_dir, units, shared, state["epoch"])
+    _load_auxiliary(ckpt_dir, [u for u in units if not u.scored])
+    best = "; ".join(f"best dev {m.best:.2f} at epoch {m.best_epoch}"
+                     + (f" ({m.name})" if len(members) > 1 else "") for m in members)
+    print(f"resuming {out} from its checkpoint after epoch {state['epoch']} of {epochs}"
+          + (f"; {best}" if best else "")
+          + (f"; changed settings: {', '.join(dict.fromkeys(changed))}" if changed else ""),
+          flush=True)
+    if state["epoch"] >= epochs:
         print(f"nothing left to train: raise --epochs above {state['epoch']} to go on",
               flush=True)
-    state.setdefault("data", now)
     return state
+
+
+def save_optimizers(folder: Path, units: Sequence, shared: torch.optim.Optimizer | None,
+                    epoch: int) -> None:
+    """Every optimizer's state after `epoch` (Adam's moment estimates; plain SGD has none),
+    read back by torch.load(weights_only=True), which runs no pickled code."""
+    states = {u.name: u.opt.state_dict() for u in units}
+    if shared is not None:
+        states[SHARED] = shared.state_dict()
+    torch.save({"epoch": epoch, "state": states}, folder / OPTIMIZERS_FILE)
+
+
+def _load_optimizers(ckpt_dir: Path, units: Sequence, shared: torch.optim.Optimizer | None,
+                     epoch: int) -> None:
+    """Load the saved optimizer states, keeping the current learning rates (a resumed run
+    may change --lr); ValueError when they are unreadable or from another epoch."""
+    path = ckpt_dir / OPTIMIZERS_FILE
+    with reading(path, ckpt_dir):
+        saved = torch.load(path, weights_only=True)
+    if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict):
+        raise unreadable(path, ckpt_dir, "not a saved optimizer state")
+    if saved.get("epoch") != epoch:
+        raise unreadable(path, ckpt_dir, f"from epoch {saved.get('epoch')}, but {STATE_FILE} "
+                         f"is from epoch {epoch}: its writing was interrupted")
+    pairs = [(u.name, u.opt) for u in units] + ([(SHARED, shared)] if shared else [])
+    for name, opt in pairs:
+        if name not in saved["state"]:
+            raise unreadable(path, ckpt_dir, f"no optimizer state for {name}")
+        rates = [g["lr"] for g in opt.param_groups]
+        with reading(path, ckpt_dir):
+            opt.load_state_dict(saved["state"][name])
+        for group, lr in zip(opt.param_groups, rates, strict=True):
+            group["lr"] = lr
+
+
+def save_auxiliary(folder: Path, aux: Sequence) -> None:
+    """The auxiliary tasks' own layers (the shared word table is saved with the taggers)."""
+    if aux:
+        torch.save({a.name: {k: v for k, v in a.state_dict().items()
+                             if not k.startswith("table.")} for a in aux},
+                   folder / AUXILIARY_FILE)
+
+
+def _load_auxiliary(ckpt_dir: Path, aux: Sequence) -> None:
+    if not aux:
+        return
+    path = ckpt_dir / AUXILIARY_FILE
+    with reading(path, ckpt_dir):
+        saved = torch.load(path, weights_only=True)
+    for a in aux:
+        if a.name not in saved:
+            raise ValueError(f"{ckpt_dir} has no {a.name} task; use a new --out")
+        with reading(path, ckpt_dir):
+            a.load_state_dict(saved[a.name], strict=False)
 
 
 def write_checkpoint(out: Path, fill: Callable[[Path], None]) -> Path:
@@ -241,34 +311,3 @@ def read_state(ckpt_dir: Path, keys: tuple[str, ...] = ("epoch", "history", "sec
             or not isinstance(state["epoch"], int) or not isinstance(state["history"], list):
         raise unreadable(path, ckpt_dir, f"expected an object with {', '.join(keys)}")
     return state
-
-
-def save_optimizer(ckpt_dir: Path, opt: torch.optim.Optimizer, epoch: int) -> None:
-    """The optimizer's state after `epoch`, next to the checkpoint's weights
-    (torch.load(weights_only=True) reads it without running pickled code)."""
-    torch.save({"epoch": epoch, "state": opt.state_dict()}, ckpt_dir / OPTIMIZER_FILE)
-
-
-def _load_optimizer(ckpt_dir: Path, opt: torch.optim.Optimizer, epoch: int, kind: str
-                    ) -> str:
-    """Load the saved optimizer state, keeping the current learning rates; -> a note for
-    the user when a checkpoint of an older senna has none (the run then continues with a
-    fresh state).  ValueError when it is unreadable or from another epoch (an older senna
-    wrote its files one by one, and a kill could leave them from two epochs)."""
-    path = ckpt_dir / OPTIMIZER_FILE
-    if not path.exists():
-        return "" if kind == "sgd" else (f"{path.name} is missing (a checkpoint of an older "
-                                         f"senna): {kind}'s state starts afresh")
-    with reading(path, ckpt_dir):
-        saved = torch.load(path, weights_only=True)
-    if not isinstance(saved, dict) or "state" not in saved:
-        raise unreadable(path, ckpt_dir, "not a saved optimizer state")
-    if saved.get("epoch") != epoch:
-        raise unreadable(path, ckpt_dir, f"from epoch {saved.get('epoch')}, but {STATE_FILE} "
-                         f"is from epoch {epoch}: its writing was interrupted")
-    rates = [g["lr"] for g in opt.param_groups]
-    with reading(path, ckpt_dir):
-        opt.load_state_dict(saved["state"])
-    for group, lr in zip(opt.param_groups, rates, strict=True):
-        group["lr"] = lr
-    return ""

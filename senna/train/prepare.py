@@ -1,4 +1,5 @@
-"""Train on the cascade inputs users get: predicted, not gold, columns.
+"""The data step before training: read and split the sentences, then give them the cascade
+inputs users get: predicted, not gold, columns (`prepare`).
 
 A model reading another task's column (CHUNK, PT0 and the verb detector read POS; SRL reads
 PT0) sees the upstream tagger's output at run time, errors included.  Trained on gold
@@ -27,26 +28,13 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from senna.datasets import load_splits
+from senna.datasets import load_splits, parse_spec, tag_column
 from senna.runtime.model import TaskModel
-from senna.runtime.predict import predict_gold_inputs
 from senna.tasks import get_task
+from senna.train.config import TrainConfig
+from senna.train.loop import train
 
 Key = tuple[str, ...]
-
-
-def parse_spec(spec: str | None) -> list[tuple[str, str]]:
-    """'pos=DIR,pt0=DIR' -> [('pos', 'DIR'), ('pt0', 'DIR')]; ValueError when malformed."""
-    out = []
-    for part in (spec or "").split(","):
-        if not part.strip():
-            continue
-        column, sep, path = part.partition("=")
-        if not sep or not column.strip() or not path.strip():
-            raise ValueError(f"predicted_columns takes COLUMN=MODEL_DIR pairs separated by "
-                             f"commas, e.g. pos=senna/models/pos; got {part!r}")
-        out.append((column.strip(), path.strip()))
-    return out
 
 
 def folds(n: int, k: int) -> list[range]:
@@ -78,24 +66,10 @@ def content(path: str | None) -> str | None:
     return h.hexdigest()[:12]
 
 
-def tag_column(model: TaskModel, sentences: Sequence, column: str) -> None:
-    """Replace `column` of each sentence by the model's tags, in place (the model reads the
-    sentences' other columns, e.g. those predicted before)."""
-    if get_task(column).name != model.task:
-        raise ValueError(f"the {column} column needs a {get_task(column).name} model, got a "
-                         f"{model.task} model")
-    for s, tags in zip(sentences, predict_gold_inputs(model, get_task(model.task), sentences),
-                       strict=True):
-        s.columns[column] = list(tags)
-
-
 def fold_model(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
                name: str) -> Path:
     """A model trained with `model_dir`'s recorded settings on its training sentences minus
     `exclude`, their columns replaced by those already predicted (`known`); cached."""
-    from senna.train.config import TrainConfig
-    from senna.train.loop import train
-
     settings, out = fold_settings(model_dir, exclude, known, cfg, name)
     if (out / "history.json").exists():   # finished before
         return out
@@ -106,7 +80,7 @@ def fold_model(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
     for s in (*kept, *dev_sents):
         s.columns.update(known.get(tuple(s.words), {}))
     print(f"jackknife: training {out.name} on {len(kept)} of {len(train_sents)} sentences")
-    train(fold_cfg, splits=(kept, dev_sents))
+    train(fold_cfg, (kept, dev_sents))
     return out
 
 
@@ -145,8 +119,6 @@ def trained_on(model_dir: str, sentences: Sequence, share: float = 0.01) -> bool
     """Was a saved model trained on these sentences: more than `share` of them (same words)
     in its recorded training files?  (Corpora share a few short sentences, "Thank you .":
     one CoNLL-2000 sentence is in EWT's training set.)"""
-    from senna.train.config import TrainConfig
-
     config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
     settings = dict(config["training"]["config"])
     settings.update(predicted_columns=None, jackknife=0)
@@ -178,3 +150,12 @@ def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
         done.append(column)
         known = {tuple(s.words): {c: s.columns[c] for c in done}
                  for s in (*train_sents, *dev_sents)}
+
+
+def prepare(cfg: TrainConfig) -> tuple[list, list]:
+    """The run's (train, dev) sentences: read and split as the settings say, their input
+    columns predicted if the settings say so (`predicted_columns`, `jackknife`)."""
+    train_sents, dev_sents = load_splits(cfg, get_task(cfg.task))
+    if cfg.predicted_columns:
+        predict_columns(cfg, train_sents, dev_sents)
+    return train_sents, dev_sents
