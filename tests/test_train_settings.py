@@ -54,3 +54,33 @@ def test_a_joint_run_without_matplotlib_finishes_without_the_plots(tmp_path, mon
     assert train_joint(cfg)["epoch"] == 2
     assert (Path(cfg.out) / "history.json").exists()
     assert not list(Path(cfg.out).rglob("curve.png"))
+
+
+def test_every_setting_is_in_one_section_and_the_help_lists_them_so(capsys):
+    from dataclasses import fields
+
+    from senna.cli.train import parser
+    from senna.train.config import SECTIONS, TrainConfig
+
+    listed = [n for names in SECTIONS.values() for n in names]
+    assert sorted(listed) == sorted(f.name for f in fields(TrainConfig))   # once each
+    text = parser().format_help()
+    for title, names in SECTIONS.items():
+        block = text.split(f"{title} settings:\n")[1].split("\n\n")[0]
+        assert all(f"--{n.replace('_', '-')} " in block for n in names), title
+
+
+def test_the_network_settings_are_checked_as_a_saved_network_is():
+    """One set of checks: the training settings' messages name the options, a saved
+    model's network the fields."""
+    import pytest
+
+    from senna.nn.config import NetConfig
+    from senna.train.config import TrainConfig
+
+    with pytest.raises(ValueError, match="--window must be odd and positive, got 4; --stack must"):
+        TrainConfig(task="ner", train="x", stack=2, window=4)
+    with pytest.raises(ValueError, match="^window must be odd and positive, got 4$"):
+        NetConfig(window=4)
+    with pytest.raises(ValueError, match="predicate_window needs the sentence approach"):
+        NetConfig(predicate_window=3)

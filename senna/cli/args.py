@@ -49,19 +49,29 @@ def true_or_false(text: str) -> bool:
     return text.lower() in ("1", "true", "yes")
 
 
-def add_options(p: argparse.ArgumentParser, cls: type, skip: tuple[str, ...] = ()) -> None:
+def add_options(p: argparse.ArgumentParser, cls: type, skip: tuple[str, ...] = (),
+                sections: dict[str, tuple[str, ...]] | None = None) -> None:
     """One option per field of a settings dataclass (senna.settings): its help text,
-    allowed values and default; None defaults, so that only given options override."""
-    for f in fields(cls):
-        if f.name in skip:
-            continue
-        kind = {"int": int, "float": float, "bool": true_or_false}.get(base_type(f), str)
-        if f.default is MISSING and f.default_factory is MISSING:
-            default = " (required)"
-        else:
-            value = f.default if f.default is not MISSING else f.default_factory()
-            default = "" if value is None else f" (default: {value})"   # the help says it
-        p.add_argument(option(f.name), dest=f.name, type=kind, default=None,
-                       choices=f.metadata.get("choices"),
-                       metavar=None if f.metadata.get("choices") else f.name.upper(),
-                       help=f.metadata.get("help", "") + default)
+    allowed values and default; None defaults, so that only given options override.
+    `sections`: the help lists the options in these groups, by title, in their order."""
+    by_name = {f.name: f for f in fields(cls) if f.name not in skip}
+    for title, names in (sections or {}).items():
+        group = p.add_argument_group(f"{title} settings")
+        for name in names:
+            _add_option(group, by_name.pop(name))
+    for f in by_name.values():
+        _add_option(p, f)
+
+
+def _add_option(p, f) -> None:
+    """A settings field as an option (`add_options`)."""
+    kind = {"int": int, "float": float, "bool": true_or_false}.get(base_type(f), str)
+    if f.default is MISSING and f.default_factory is MISSING:
+        default = " (required)"
+    else:
+        value = f.default if f.default is not MISSING else f.default_factory()
+        default = "" if value is None else f" (default: {value})"   # the help says it
+    p.add_argument(option(f.name), dest=f.name, type=kind, default=None,
+                   choices=f.metadata.get("choices"),
+                   metavar=None if f.metadata.get("choices") else f.name.upper(),
+                   help=f.metadata.get("help", "") + default)

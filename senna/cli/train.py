@@ -13,7 +13,7 @@ import argparse
 
 from senna.cli.args import Parser, UsageError, add_options, missing_extra, true_or_false
 from senna.settings import read_settings
-from senna.train.config import MAX_SEED, TrainConfig
+from senna.train.config import MAX_SEED, SECTIONS, TrainConfig
 
 TRAIN_PACKAGES = "torch tqdm matplotlib"   # the `train` extra, for missing_extra
 # Joint options, and the TrainConfig settings that apply to all tasks of a joint run.
@@ -25,7 +25,8 @@ JOINT_SETTINGS = ("out", "epochs", "lr", "patience", "max_minutes", "embeddings"
 
 
 def parser() -> argparse.ArgumentParser:
-    p = Parser(prog="senna train", description="Train a tagger on CoNLL data (needs PyTorch). "
+    p = Parser(prog="senna train", usage="senna train [--config FILE] [OPTION ...]",
+               description="Train a tagger on CoNLL data (needs PyTorch). "
                "A second run with the same --out resumes from its checkpoint.")
     p.add_argument("--config", metavar="FILE",
                    help="JSON file of settings (keys as below, e.g. batch_size); options given "
@@ -66,7 +67,7 @@ def parser() -> argparse.ArgumentParser:
                           help="with --seeds: also train the joined ensemble (a layer on the "
                                "members' hidden layers) for this many epochs; it becomes the "
                                "ensemble's combination")
-    add_options(p, TrainConfig)
+    add_options(p, TrainConfig, sections=SECTIONS)
     return p
 
 

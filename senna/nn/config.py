@@ -6,6 +6,7 @@ convolution units then 500 hidden units (sentence approach); distance embeddings
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 
 # "bilstm": a bidirectional LSTM over the looked-up features, for training only: a teacher
@@ -13,6 +14,44 @@ from dataclasses import asdict, dataclass, field, fields
 # which tags with the paper's two networks, refuses it.
 APPROACHES = ("window", "sentence", "bilstm")
 CRITERIA = ("wll", "sll")  # senna.nn.criterion (kept here: the runtime has no torch)
+
+
+# The settings `network_problems` checks: those a user sets (`senna train`), the rest come
+# from the data (vocabularies, tags, features).
+NETWORK = ("approach", "criterion", "window", "hidden", "conv", "predicate_window", "stack",
+           "stack_hidden")
+
+
+def network_problems(s: dict, name: Callable[[str], str] = str) -> list[str]:
+    """Everything wrong with the network settings `s` (NETWORK's keys), one message each,
+    each setting spelt by `name` (e.g. as a command-line option): one set of checks for the
+    training settings and for a saved model's network."""
+    out = []
+    if s["approach"] not in APPROACHES:
+        out.append(f"{name('approach')} must be one of {APPROACHES}, got {s['approach']!r}")
+    if s["criterion"] not in CRITERIA:
+        out.append(f"{name('criterion')} must be one of {CRITERIA}, got {s['criterion']!r}")
+    if s["window"] < 1 or s["window"] % 2 == 0:
+        out.append(f"{name('window')} must be odd and positive, got {s['window']}")
+    if s["hidden"] < 1:
+        out.append(f"{name('hidden')} must be at least 1, got {s['hidden']}")
+    sentence = s["approach"] == "sentence"
+    if sentence and s["conv"] < 1:
+        out.append(f"{name('conv')} must be at least 1 for the sentence approach, got "
+                   f"{s['conv']}")
+    pw = s["predicate_window"]
+    if pw < 0 or (pw > 0 and pw % 2 == 0):
+        out.append(f"{name('predicate_window')} must be 0 or odd, got {pw}")
+    if pw and not sentence:
+        out.append(f"{name('predicate_window')} needs the sentence approach")
+    if s["stack"] < 0 or (s["stack"] > 0 and s["stack"] % 2 == 0):
+        out.append(f"{name('stack')} must be 0 or odd, got {s['stack']}")
+    if s["stack"] and s["approach"] != "window":
+        out.append(f"{name('stack')} needs the window approach")
+    if s["stack_hidden"] < 0 or (s["stack_hidden"] and not s["stack"]):
+        out.append(f"{name('stack_hidden')} must be 0, or positive with a stack, got "
+                   f"{s['stack_hidden']}")
+    return out
 
 
 @dataclass
@@ -42,22 +81,9 @@ class NetConfig:
     chars: list[list[int]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.approach not in APPROACHES:
-            raise ValueError(f"approach must be one of {APPROACHES}, got {self.approach!r}")
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
-        if self.window < 1 or self.window % 2 == 0:
-            raise ValueError(f"window must be odd and positive, got {self.window}")
-        pw = self.predicate_window
-        if pw < 0 or (pw > 0 and pw % 2 == 0):
-            raise ValueError(f"predicate_window must be 0 or odd, got {self.predicate_window}")
-        if self.stack < 0 or (self.stack > 0 and self.stack % 2 == 0):
-            raise ValueError(f"stack must be 0 or odd, got {self.stack}")
-        if self.stack and self.approach != "window":
-            raise ValueError("stack needs the window approach")
-        if self.stack_hidden < 0 or (self.stack_hidden and not self.stack):
-            raise ValueError(f"stack_hidden must be 0, or positive with a stack, got "
-                             f"{self.stack_hidden}")
+        found = network_problems({k: getattr(self, k) for k in NETWORK})
+        if found:
+            raise ValueError("; ".join(found))
         if len(self.vocab_sizes) != len(self.dims):
             raise ValueError("one embedding width per feature vocabulary is needed")
         if self.chars and (len(self.chars) != len(self.dims)

@@ -12,11 +12,25 @@ from dataclasses import dataclass, fields
 
 from senna.datasets import parse_spec
 from senna.io.conll import FORMATS
-from senna.nn.config import APPROACHES, CRITERIA
+from senna.nn.config import APPROACHES, CRITERIA, NETWORK, network_problems
 from senna.settings import option, setting, type_problems
 from senna.tasks import TASKS
 
 OPTIMIZERS = ("sgd", "adam")
+# The settings by what they are about: `senna train -h` lists them so, and a test checks
+# that every setting is in one section.
+SECTIONS = {
+    "data": ("task", "train", "dev", "format", "dev_fraction", "extra_train", "extra_columns",
+             "predicted_columns", "jackknife", "jackknife_dir", "jobs"),
+    "features": ("features", "embeddings", "fixed_embeddings", "word_dim", "max_words",
+                 "min_count", "gazetteer", "clusters"),
+    "network": ("approach", "criterion", "window", "hidden", "conv", "predicate_window",
+                "stack", "stack_hidden"),
+    "optimisation": ("optimizer", "lr", "batch_size", "epochs", "patience", "seed"),
+    "regularisation": ("dropout_input", "dropout_hidden", "gazetteer_dropout", "adversarial",
+                       "average", "teachers", "distill", "distill_temperature"),
+    "run": ("out", "threads", "max_minutes"),
+}
 MAX_SEED = 2**32 - 1   # NumPy's generators take no negative seed
 
 
@@ -151,28 +165,17 @@ def problems(cfg: TrainConfig) -> list[str]:
     out = type_problems(cfg)
     if out:
         return out
-    at_least_1 = ("epochs", "batch_size", "hidden", "word_dim", "min_count", "patience")
+    at_least_1 = ("epochs", "batch_size", "word_dim", "min_count", "patience")
     out += [f"{option(n)} must be at least 1, got {getattr(cfg, n)}" for n in at_least_1
             if getattr(cfg, n) < 1]
     if cfg.lr <= 0:
         out.append(f"--lr must be a positive number, got {cfg.lr}")
     if not 0 <= cfg.seed <= MAX_SEED:
         out.append(f"--seed must be between 0 and {MAX_SEED}, got {cfg.seed}")
-    if cfg.window < 1 or cfg.window % 2 == 0:
-        out.append(f"--window must be odd and positive, got {cfg.window}")
-    sentence = (cfg.approach or TASKS[cfg.task].approach) == "sentence"
-    if sentence and cfg.conv < 1:
-        out.append(f"--conv must be at least 1 for the sentence approach, got {cfg.conv}")
-    if cfg.predicate_window < 0 or (cfg.predicate_window > 0 and cfg.predicate_window % 2 == 0):
-        out.append(f"--predicate-window must be 0 or odd, got {cfg.predicate_window}")
-    if cfg.predicate_window and not sentence:
-        out.append("--predicate-window needs the sentence approach")
-    if cfg.stack < 0 or (cfg.stack > 0 and cfg.stack % 2 == 0):
-        out.append(f"--stack must be 0 or odd, got {cfg.stack}")
-    if cfg.stack and sentence:
-        out.append("--stack needs the window approach")
-    if cfg.stack_hidden < 0 or (cfg.stack_hidden and not cfg.stack):
-        out.append(f"--stack-hidden must be 0, or positive with --stack, got {cfg.stack_hidden}")
+    approach = cfg.approach or TASKS[cfg.task].approach
+    out += network_problems({**{k: getattr(cfg, k) for k in NETWORK}, "approach": approach},
+                            option)
+    sentence = approach == "sentence"
     if cfg.max_words < 3:
         out.append(f"--max-words must be at least 3 (PADDING, RARE and a word), got "
                    f"{cfg.max_words}")
