@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
                             e) from None
     limits = Limits(**{field: getattr(a, field) for _, field, *_ in LIMIT_OPTIONS})
     app = create_app(limits=limits, model_dir=a.model_dir,
-                     tasks=a.tasks.split(",") if a.tasks else None, models=models)
+                     tasks=None if a.tasks is None else a.tasks.split(","), models=models)
     print(f"senna serve: http://{a.host}:{a.port}/ (tasks {','.join(app.state.service.base.tasks)}"
           "; Ctrl-C stops)", file=sys.stderr)
     run(app, a.host, a.port, limits)

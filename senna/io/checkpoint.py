@@ -227,8 +227,8 @@ def own_base(base: dict, vocab: Vocab, used: np.ndarray, model_dir: Path) -> dic
     vectors, rows = _base_rows(base, vocab, model_dir)
     meta = {k: v for k, v in read_metadata(where).items()
             if k not in ("format", "version", "count", "dim", "dtype")}
-    meta["rows_of"] = f"the embeddings {where.name}/ that this model was trained from: " \
-                      "the rows its dictionary reads"
+    meta["rows_of"] = (f"the embeddings {where.name}/ this model was trained from: the rows "
+                       "its dictionary reads")
     save_embeddings(model_dir / OWN_BASE, vocab.entries(used.tolist()), vectors[rows[used]],
                     meta, vectors.dtype.name)
     return {**base, "embeddings": str(model_dir / OWN_BASE)}
