@@ -19,7 +19,6 @@ from pathlib import Path
 from senna.document import Document, Sentence, Token
 from senna.runtime.pipeline import Pipeline
 from senna.tagset import DEFAULT_TAGSET, apply_tagset, check_tagset
-from senna.tasks import DEFAULT_TASKS
 from senna.text.tokenize import (
     SpacedTokens,
     plain_split,
@@ -168,15 +167,19 @@ class Tagger:
             yield from self.tag_documents(pending)
 
 
-def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] = DEFAULT_TASKS,
-         predicates: str = "auto", tagset: str = DEFAULT_TAGSET, documents: bool = True
-         ) -> Tagger:
-    """Load the models for `tasks` (default POS, CHUNK, NER, SRL) and those they need from
-    `model_dir` (default: the shipped senna/models), holding one directory per task.
-    `predicates`: SRL's predicates from the verb detector ("auto": when its model is there)
-    or from the POS tags ("pos", SENNA's -posvbs).  `tagset`: POS tags in the WSJ
-    conventions ("wsj", default) or as trained ("ewt").  `documents`: one type per name
-    within each text (NER, `senna.decode.documents`); False: each span as Viterbi found it."""
+def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] | None = None,
+         predicates: str = "auto", tagset: str = DEFAULT_TAGSET, documents: bool = True,
+         models: Mapping[str, str | Path] | None = None) -> Tagger:
+    """Load the models for `tasks` and those they need.  `model_dir`: a folder of models,
+    one per task (default: the shipped senna/models), or one model's own folder (its
+    config.json names its task; the others then come from the shipped models).  `models`:
+    task -> a model's own folder, used for that task instead (e.g. {"ner": "runs/esp"}).
+    `tasks`: default POS, CHUNK, NER, SRL, or the task of the model whose folder
+    `model_dir` is.  `predicates`: SRL's predicates from the verb detector ("auto": when
+    its model is there) or from the POS tags ("pos", SENNA's -posvbs).  `tagset`: POS tags
+    in the WSJ conventions ("wsj", default) or as trained ("ewt").  `documents`: one type
+    per name within each text (NER, `senna.decode.documents`); False: each span as Viterbi
+    found it."""
     check_tagset(tagset)   # before the models load
-    return Tagger(Pipeline(model_dir, tasks, predicates=predicates, documents=documents),
-                  tagset)
+    return Tagger(Pipeline(model_dir, tasks, predicates=predicates, documents=documents,
+                           task_dirs=models), tagset)

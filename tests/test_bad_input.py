@@ -111,7 +111,8 @@ def test_usrvbs_mismatches(capsys, monkeypatch, models, tmp_path):
 
 
 def test_missing_and_corrupt_model_dirs(capsys, monkeypatch, models, tmp_path):
-    assert "no pos model" in fails(capsys, monkeypatch, ["-path", str(tmp_path / "none")])
+    assert "none: no such directory" in fails(capsys, monkeypatch,
+                                              ["-path", str(tmp_path / "none")])
     broken = tmp_path / "broken"
     shutil.copytree(models, broken)
     weights = broken / "pos" / "weights.npz"

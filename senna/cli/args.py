@@ -15,6 +15,7 @@ import argparse
 from dataclasses import MISSING, fields
 
 from senna.settings import base_type, option
+from senna.tasks import TASKS, get_task
 
 
 class UsageError(ValueError):
@@ -75,3 +76,33 @@ def _add_option(p, f) -> None:
                    choices=f.metadata.get("choices"),
                    metavar=None if f.metadata.get("choices") else f.name.upper(),
                    help=f.metadata.get("help", "") + default)
+
+
+def add_model_options(p: argparse.ArgumentParser, models_help: str) -> None:
+    """-path/--model-dir and --model TASK=DIR, as the tagger and the server take them."""
+    p.add_argument("-path", "--model-dir", dest="model_dir", metavar="DIR",
+                   help=f"{models_help}, or one model's own folder (its task then defaults "
+                        "to what is tagged, and the models it needs come from the shipped "
+                        "ones); default: the shipped models")
+    p.add_argument("--model", dest="models", action="append", metavar="TASK=DIR",
+                   help="take TASK's model from its own folder DIR, instead of -path's or "
+                        f"the shipped one (repeat for several tasks; TASK: {','.join(TASKS)})")
+
+
+def task_folders(values: list[str] | None, prog: str) -> dict[str, str]:
+    """--model TASK=DIR options -> {task: DIR}; UsageError for a malformed one, an unknown
+    task or a task given twice."""
+    out: dict[str, str] = {}
+    for value in values or ():
+        name, sep, folder = value.partition("=")
+        if not sep or not name.strip() or not folder:
+            raise UsageError(f"--model: expected TASK=DIR (e.g. ner=runs/esp), got {value!r}",
+                             prog)
+        try:
+            task = get_task(name).name
+        except ValueError as e:
+            raise UsageError(f"--model {value}: {e}", prog) from None
+        if task in out:
+            raise UsageError(f"--model: {task} is given twice ({out[task]}, {folder})", prog)
+        out[task] = folder
+    return out

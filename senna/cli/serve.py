@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from senna.cli.args import Parser, UsageError, missing_extra
+from senna.cli.args import Parser, UsageError, add_model_options, missing_extra, task_folders
 from senna.serve.limits import Limits
 
 DEFAULTS = Limits()
@@ -35,9 +35,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1, this machine only)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
-    p.add_argument("--tasks", default="pos,chunk,ner,pt0,srl",
-                   help="tasks to load and serve (default all five)")
-    p.add_argument("--model-dir", metavar="DIR", help="models' root (default: shipped models)")
+    p.add_argument("--tasks", help="tasks to load and serve (default all five, or the task "
+                                   "of the model whose own folder --model-dir is)")
+    add_model_options(p, "a folder of models holding pos/ chunk/ ...")
     for option, field, kind, metavar, what in LIMIT_OPTIONS:
         p.add_argument(option, dest=field, type=kind, default=getattr(DEFAULTS, field),
                        metavar=metavar, help=f"{what} (default %(default)s)")
@@ -48,6 +48,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
+    models = task_folders(a.models, "senna serve")
     if (min(a.max_body_bytes, a.max_tokens, a.max_roles, a.max_pending) < 1
             or min(a.timeout_s, a.header_timeout_s, a.keep_alive_s) <= 0
             or a.refusal_delay_s < 0 or not 0 <= a.port < 65536):
@@ -61,7 +62,8 @@ def main(argv: list[str]) -> int:
         raise missing_extra("serve needs Starlette and uvicorn", "serve", "starlette uvicorn",
                             e) from None
     limits = Limits(**{field: getattr(a, field) for _, field, *_ in LIMIT_OPTIONS})
-    app = create_app(limits=limits, model_dir=a.model_dir, tasks=a.tasks.split(","))
+    app = create_app(limits=limits, model_dir=a.model_dir,
+                     tasks=None if a.tasks is None else a.tasks.split(","), models=models)
     print(f"senna serve: http://{a.host}:{a.port}/ (tasks {','.join(app.state.service.base.tasks)}"
           "; Ctrl-C stops)", file=sys.stderr)
     run(app, a.host, a.port, limits)

@@ -14,15 +14,16 @@ import os
 import select
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, TextIO
 
 from senna import __version__
 from senna.api import Tagger, load, pretokenized_document, raw_document
-from senna.cli.args import Parser, UsageError
+from senna.cli.args import Parser, UsageError, add_model_options, task_folders
 from senna.document import Document
 from senna.io.output import FORMATS, OutputOptions, iter_formatted, write_chunks
+from senna.runtime.pipeline import model_folders
 from senna.tagset import DEFAULT_TAGSET, TAGSETS
 from senna.tasks import DEFAULT_TASKS, TASKS, normalize_tasks
 from senna.text.pieces import MAX_WORDS
@@ -88,9 +89,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-notokentags", action="store_true", help="do not print the tokens")
     p.add_argument("-offsettags", action="store_true",
                    help="print (start end) character offsets of each token in its line")
-    p.add_argument("-path", "--model-dir", dest="model_dir", metavar="DIR",
-                   help="models' root directory holding pos/ chunk/ ner/ pt0/ srl/ "
-                        "(default: the shipped models)")
+    add_model_options(p, "a folder of models holding pos/ chunk/ ner/ pt0/ srl/ vbs/")
     p.add_argument("-verbose", "--verbose", action="store_true",
                    help="report models and speed on stderr")
     p.add_argument("--tasks", help=f"comma-separated tasks: {','.join(TASKS)} (added to "
@@ -114,10 +113,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def requested_tasks(a: argparse.Namespace) -> tuple[str, ...]:
+def requested_tasks(a: argparse.Namespace,
+                    default: Callable[[], Sequence[str]] = lambda: DEFAULT_TASKS
+                    ) -> tuple[str, ...]:
     """The task flags (-pos, -chk, -ner, -pt0, -vbs, -srl) and --tasks select tasks, as
-    SENNA's task flags do (with any given, exactly those are output); none: the default
-    ones.  UsageError for an empty or unknown task name."""
+    SENNA's task flags do (with any given, exactly those are output); none: `default()`
+    (called only then: the task of a model's own folder given as -path).  UsageError for
+    an empty or unknown task name."""
     chosen = [t.name for t in TASKS.values() if getattr(a, t.name)]
     if a.tasks is not None:
         names = [n.strip() for n in a.tasks.split(",")]
@@ -125,8 +127,10 @@ def requested_tasks(a: argparse.Namespace) -> tuple[str, ...]:
             raise UsageError(f"--tasks: expected comma-separated task names "
                              f"({','.join(TASKS)}), got {a.tasks!r}", "senna")
         chosen += names
+    if not chosen:
+        return normalize_tasks(default())
     try:
-        return normalize_tasks(chosen or list(DEFAULT_TASKS))
+        return normalize_tasks(chosen)
     except ValueError as e:
         raise UsageError(str(e), "senna") from None
 
@@ -300,12 +304,13 @@ class Stream:
 
 def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     a = parser().parse_args(argv)
-    tasks = requested_tasks(a)
+    models = task_folders(a.models, "senna")
+    tasks = requested_tasks(a, lambda: model_folders(a.model_dir, models).default_tasks())
     check_options(a, tasks)
     usrvbs = open_usrvbs(a.usrvbs) if a.usrvbs else None
     started = time.perf_counter()
     tagger = load(a.model_dir, tasks, predicates="pos" if a.posvbs else "auto",
-                  tagset=a.tagset)
+                  tagset=a.tagset, models=models)
     if a.preload:
         tagger.pipeline.preload()
     gc.freeze()   # the loaded models and modules: the collector need not scan them again
@@ -317,7 +322,7 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
     if a.verbose:
         for task in tagger.pipeline.order:
             m = tagger.pipeline.models[task]
-            print(f"senna: {task}: {tagger.pipeline.root / task} ({m.cfg.approach}, "
+            print(f"senna: {task}: {tagger.pipeline.folder(task)} ({m.cfg.approach}, "
                   f"{len(m.tags)} tags)", file=sys.stderr)
     stream = Stream(tagger, stdout or getattr(sys.stdout, "buffer", sys.stdout), a.format,
                     output_options(a, tasks), a.usrtokens)

@@ -26,11 +26,8 @@ from spacy.language import Language
 from spacy.pipeline import Sentencizer
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
-from senna import tasks
 from senna.integrations import view
 from senna.text.invisible import visible
-
-DEFAULT_TASKS = list(tasks.DEFAULT_TASKS)
 
 # PTB (EWT) tag -> Universal POS: the most frequent UPOS of each XPOS in UD English EWT
 # (tests/test_spacy.py checks this against the treebank when the data is there), with
@@ -84,14 +81,15 @@ if not Doc.has_extension("srl"):
 class SennaComponent:
     """Tags docs with a loaded `senna.Tagger`; see the module docstring for what it sets."""
 
-    def __init__(self, nlp: Language, name: str, tasks: list[str],
+    def __init__(self, nlp: Language, name: str, tasks: list[str] | None,
                  model_dir: str | None = None, batch_size: int = 256,
-                 chunk_key: str = "chunks", pt0_key: str = "pt0"):
+                 chunk_key: str = "chunks", pt0_key: str = "pt0",
+                 models: dict[str, str] | None = None):
         import senna
 
         self.name = name
-        self.args = (tasks, model_dir, batch_size, chunk_key, pt0_key)
-        self.tagger = senna.load(model_dir, tasks)
+        self.args = (tasks, model_dir, batch_size, chunk_key, pt0_key, models)
+        self.tagger = senna.load(model_dir, tasks, models=models)
         self.tasks = set(self.tagger.tasks)
         self.batch_size = batch_size
         self.chunk_key, self.pt0_key = chunk_key, pt0_key
@@ -178,10 +176,14 @@ def _rebuild(name: str, args: tuple) -> SennaComponent:
 
 @Language.factory(
     "senna",
-    default_config={"tasks": DEFAULT_TASKS, "model_dir": None, "batch_size": 256,
+    default_config={"tasks": None, "model_dir": None, "models": None, "batch_size": 256,
                     "chunk_key": "chunks", "pt0_key": "pt0"},
 )
-def make_senna(nlp: Language, name: str, tasks: list[str], model_dir: str | None,
-               batch_size: int, chunk_key: str, pt0_key: str) -> SennaComponent:
-    """The `senna` factory (spaCy validates the config against these annotations)."""
-    return SennaComponent(nlp, name, tasks, model_dir, batch_size, chunk_key, pt0_key)
+def make_senna(nlp: Language, name: str, tasks: list[str] | None, model_dir: str | None,
+               models: dict[str, str] | None, batch_size: int, chunk_key: str,
+               pt0_key: str) -> SennaComponent:
+    """The `senna` factory (spaCy validates the config against these annotations).
+    `tasks` None: senna.load's default (POS, CHUNK, NER, SRL, or the task of the model
+    whose own folder `model_dir` is); `models`: task -> a model's own folder."""
+    return SennaComponent(nlp, name, tasks, model_dir, batch_size, chunk_key, pt0_key,
+                          models)

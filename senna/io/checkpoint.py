@@ -18,6 +18,9 @@ A model whose word table started from a senna embeddings directory (`senna train
 --embeddings DIR`) stores only the rows that differ from those embeddings (the words seen
 in training; config key "word_base"), and reads the rest from DIR: five taggers that share
 one 130k-word embedding table then cost one table plus their fine-tuned rows on disk.
+Only the shipped models (senna/models, which travels as one folder) share a DIR beside
+them; any other model keeps the rows it reads in its own `embeddings/` folder when saved
+(`own_base`), so it needs nothing outside its folder and can be copied anywhere.
 """
 
 from __future__ import annotations
@@ -35,7 +38,13 @@ from typing import TypeVar
 
 import numpy as np
 
-from senna.embeddings import read_stored, scaled
+from senna.embeddings import (
+    DEFAULT_EMBEDDINGS,
+    read_metadata,
+    read_stored,
+    save_embeddings,
+    scaled,
+)
 from senna.features import FeatureSpec, Featurizer, Gazetteer, Lexicon
 from senna.io.manifest import (
     MANIFEST,
@@ -182,16 +191,47 @@ class OverlayTable:
 
 
 def _pack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir: Path
-          ) -> dict[str, np.ndarray]:
-    """Replace the word table by the rows that differ from the base table."""
+          ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Replace the word table by the rows that differ from the base table; -> (the
+    weights to store, the ids of the rows read from the base)."""
     key = f"emb.tables.{base['table']}.weight"
     table = np.asarray(weights[key], dtype=np.float32)
     start, found = base_table(base, vocab, model_dir)
-    keep = np.flatnonzero(~found | (table != start).any(1))
+    mine = ~found | (table != start).any(1)
+    keep = np.flatnonzero(mine)
     out = {k: v for k, v in weights.items() if k != key}
     out[f"emb.tables.{base['table']}.rows"] = keep.astype(np.int32)
     out[f"emb.tables.{base['table']}.values"] = table[keep]
-    return out
+    return out, np.flatnonzero(~mine)
+
+
+OWN_BASE = "embeddings"   # a model's own copy of the embedding rows it reads
+SHIPPED = DEFAULT_EMBEDDINGS.parent   # senna/models: its models share senna/models/embeddings
+
+
+def _within_dir(path: Path, root: Path) -> bool:
+    return path.resolve().is_relative_to(root.resolve())
+
+
+def own_base(base: dict, vocab: Vocab, used: np.ndarray, model_dir: Path) -> dict:
+    """`base` as the model saved in `model_dir` refers to it: embeddings inside the model's
+    folder, or the shipped ones for a shipped model, stay where they are; from any others
+    the rows the model reads (`used`: dictionary ids) are copied, in their stored
+    precision, to `model_dir`/embeddings, so that the folder needs nothing outside it (a
+    copy, another machine, an installed package).  Same rows, same divisor: the model tags
+    as before, bit for bit."""
+    where = Path(base["embeddings"])
+    if _within_dir(where, model_dir) or (_within_dir(where, SHIPPED)
+                                         and _within_dir(model_dir, SHIPPED)):
+        return base
+    vectors, rows = _base_rows(base, vocab, model_dir)
+    meta = {k: v for k, v in read_metadata(where).items()
+            if k not in ("format", "version", "count", "dim", "dtype")}
+    meta["rows_of"] = (f"the embeddings {where.name}/ this model was trained from: the rows "
+                       "its dictionary reads")
+    save_embeddings(model_dir / OWN_BASE, vocab.entries(used.tolist()), vectors[rows[used]],
+                    meta, vectors.dtype.name)
+    return {**base, "embeddings": str(model_dir / OWN_BASE)}
 
 
 def _unpack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir: Path,
@@ -217,8 +257,9 @@ def save_model(path: str | os.PathLike, model: SavedModel) -> None:
     weights = model.weights
     base = model.info.get("word_base")
     if base is not None:
-        spec = model.featurizer.specs[base["table"]]
-        weights = _pack(weights, base, model.featurizer.vocabs[spec.name], path)
+        vocab = model.featurizer.vocabs[model.featurizer.specs[base["table"]].name]
+        weights, used = _pack(weights, base, vocab, path)
+        base = own_base(base, vocab, used, path)
     (path / "vocab").mkdir(parents=True, exist_ok=True)
     drop_manifest(path)
     for spec in model.featurizer.specs:
@@ -249,7 +290,8 @@ def save_model(path: str | os.PathLike, model: SavedModel) -> None:
     write_manifest(path, model_files(path, model.featurizer.specs))
 
 
-def _read_config(path: Path) -> dict:
+def read_config(path: Path) -> dict:
+    """config.json of a model directory, each field checked (`check_config`)."""
     try:
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -326,7 +368,7 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
     path = Path(path)
     try:
         inside(path, ["config.json"])
-        config = _read_config(path)
+        config = read_config(path)
         specs = [FeatureSpec(**s) for s in config["features"]]
         files = model_files(path, specs)
         inside(path, files)

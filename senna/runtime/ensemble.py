@@ -33,7 +33,7 @@ import numpy as np
 
 from senna.decode.constraints import for_scheme
 from senna.decode.viterbi import Decoder
-from senna.io.checkpoint import ModelError
+from senna.io.checkpoint import ModelError, read_config
 from senna.io.npz import load_npz
 from senna.runtime import kernels
 from senna.runtime.chars import char_tables
@@ -50,6 +50,20 @@ def load_tagger(path: str | os.PathLike) -> TaskModel:
     """A model directory: an ensemble if it holds ensemble.json, else one model."""
     path = Path(path)
     return EnsembleModel.load(path) if (path / ENSEMBLE_FILE).exists() else TaskModel.load(path)
+
+
+def folder_task(path: Path) -> str | None:
+    """The task of a model's own folder, which its ensemble.json or config.json names;
+    None for a folder that is not one model's (e.g. one holding pos/, chunk/, ...)."""
+    if (path / ENSEMBLE_FILE).is_file():
+        try:
+            task = json.loads((path / ENSEMBLE_FILE).read_text(encoding="utf-8")).get("task")
+        except (OSError, ValueError, AttributeError) as e:
+            raise ModelError(f"{path}/{ENSEMBLE_FILE}: unreadable ({e})") from None
+        if not isinstance(task, str):
+            raise ModelError(f"{path}/{ENSEMBLE_FILE}: names no task")
+        return task
+    return read_config(path)["task"] if (path / "config.json").is_file() else None
 
 
 def save_ensemble(path: Path, task: str, members: Sequence[str], combine: str, dev: dict,

@@ -19,6 +19,7 @@ server all tag through `annotate`.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from numbers import Integral
 from pathlib import Path
@@ -26,14 +27,22 @@ from pathlib import Path
 from senna.document import Sentence, Token
 from senna.features import ColumnFeature
 from senna.io.checkpoint import ModelError
-from senna.runtime.ensemble import load_tagger
+from senna.runtime.ensemble import folder_task, load_tagger
 from senna.runtime.model import SRL_EXACT, TaskModel
 from senna.runtime.predict import in_documents
 from senna.tags import RoleTags
-from senna.tasks import ALIASES, DEFAULT_TASKS, PREDICATE_RULES, TASKS, normalize_tasks
+from senna.tasks import (
+    ALIASES,
+    DEFAULT_TASKS,
+    PREDICATE_RULES,
+    TASKS,
+    get_task,
+    normalize_tasks,
+)
 from senna.text.pieces import MAX_WORDS, piece_bounds, token_ranges
 
-__all__ = ["DEFAULT_TASKS", "Pipeline", "default_model_dir", "normalize_tasks"]
+__all__ = ["DEFAULT_TASKS", "Folders", "Pipeline", "default_model_dir", "model_folders",
+           "normalize_tasks"]
 
 Columns = dict[str, list[str]]
 Roles = dict[int, Sequence[str]]
@@ -51,6 +60,66 @@ def _slice(columns: Columns, start: int, end: int, length: int) -> Columns:
 def default_model_dir() -> Path:
     """Shipped models: senna/models/<task>/."""
     return Path(__file__).resolve().parent.parent / "models"
+
+
+@dataclass(frozen=True)
+class Folders:
+    """Where each task's model is: `own[task]`, else `root`/<task>.  `single`: the task of
+    the model whose own folder was given as the models' directory."""
+
+    root: Path
+    own: Mapping[str, Path] = field(default_factory=dict)
+    single: str | None = None
+
+    def of(self, task: str) -> Path:
+        return self.own.get(task, self.root / task)
+
+    def default_tasks(self, usual: Sequence[str] = DEFAULT_TASKS) -> tuple[str, ...]:
+        """One model's folder: its task (the tasks it needs come along); else `usual`."""
+        return (self.single,) if self.single else tuple(usual)
+
+
+def _own_folder(path: Path, task: str | None) -> str:
+    """The task of a model's own folder; ModelError if it is none, or holds another task
+    than `task` (None: any known task)."""
+    if not path.is_dir():
+        raise ModelError(f"no {task or 'model'} folder: {path} is not a directory")
+    found = folder_task(path)
+    if found is None:
+        raise ModelError(f"{path}: not a model's folder (it holds no config.json)")
+    if found not in TASKS:
+        raise ModelError(f"{path}: holds a model of an unknown task {found!r}")
+    if task is not None and found != task:
+        raise ModelError(f"{path}: holds a {found} model, not a {task} model")
+    return found
+
+
+def model_folders(model_dir: str | Path | None = None,
+                  models: Mapping[str, str | Path] | None = None) -> Folders:
+    """`model_dir`: a folder of models (pos/, chunk/, ...; default the shipped ones) or one
+    model's own folder (it has a config.json), whose task then comes from it and every
+    other task from the shipped models.  `models`: task -> a model's own folder, which wins
+    over `model_dir` for that task.  ValueError for an unknown task name, ModelError for a
+    folder that is missing or holds another task."""
+    root, own, single = default_model_dir(), {}, None
+    if model_dir is not None:
+        path = Path(model_dir)
+        if not path.is_dir():
+            raise ModelError(f"{path}: no such directory (give a folder of models, or one "
+                             "model's own folder)")
+        if folder_task(path) is not None:
+            single = _own_folder(path, None)
+            own[single] = path
+        else:
+            root = path
+    if models is not None and not isinstance(models, Mapping):
+        raise TypeError(f"models must map task names to model folders, got "
+                        f"{type(models).__name__}")
+    for name, folder in (models or {}).items():
+        task = get_task(str(name)).name
+        _own_folder(Path(folder), task)
+        own[task] = Path(folder)
+    return Folders(root, own, single)
 
 
 # Tokens per window-network and Viterbi pass.  Viterbi takes one step per position of the
@@ -122,18 +191,23 @@ class Pipeline:
     """Loaded models for `tasks` and the ones they depend on; `tag` runs the cascade."""
 
     def __init__(self, model_dir: str | Path | None = None,
-                 tasks: str | Sequence[str] = DEFAULT_TASKS,
+                 tasks: str | Sequence[str] | None = None,
                  models: Mapping[str, TaskModel] | None = None, max_tokens: int = MAX_TOKENS,
                  predicates: str = "auto", documents: bool = True,
-                 max_words: int = MAX_WORDS):
-        """`max_words`: longer sentences are tagged in pieces (module doc).
+                 max_words: int = MAX_WORDS,
+                 task_dirs: Mapping[str, str | Path] | None = None):
+        """`model_dir`, `task_dirs`: where the models are (`model_folders`); `tasks`:
+        default DEFAULT_TASKS, or the task of the model whose own folder `model_dir` is.
+        `models`: models already loaded, by task.
+        `max_words`: longer sentences are tagged in pieces (module doc).
         `predicates`: where per-predicate tasks (SRL) find their predicates when none are
         given: "auto" (the first of the task's `predicate_sources` whose model is at hand:
         the verb detector, else the POS rule) or one of `senna.tasks.PREDICATE_RULES`.
         `documents`: give each name one type per document, for tasks whose table entry
         says so (NER; `senna.decode.documents`); False: each span as Viterbi found it."""
-        self.root = Path(model_dir) if model_dir is not None else default_model_dir()
-        self.tasks = normalize_tasks(tasks)
+        self.where = model_folders(model_dir, task_dirs)
+        self.root = self.where.root
+        self.tasks = normalize_tasks(self.where.default_tasks() if tasks is None else tasks)
         if predicates != "auto" and predicates not in PREDICATE_RULES:
             raise ValueError(f"predicates must be 'auto' or one of {sorted(PREDICATE_RULES)}, "
                              f"got {predicates!r}")
@@ -149,12 +223,22 @@ class Pipeline:
         for task in self.tasks:
             self._require(task, ())
 
+    @property
+    def task_dirs(self) -> dict[str, Path]:
+        """The model folders given by task (`model_folders`)."""
+        return dict(self.where.own)
+
+    def folder(self, task: str) -> Path:
+        """Where `task`'s model is read from."""
+        return self.where.of(task)
+
     def _load(self, task: str, chain: tuple[str, ...]) -> TaskModel:
-        path = self.root / task
+        path = self.folder(task)
         if not path.is_dir():
             why = f" (needed by {chain[-1]})" if chain else ""
-            raise ModelError(f"no {task} model: {path} is not a directory{why}; "
-                             "give the models' root directory (holding pos/, chunk/, ...)")
+            raise ModelError(f"no {task} model: {path} is not a directory{why}; give a "
+                             "folder of models (holding pos/, chunk/, ...) or that "
+                             "model's own folder")
         model = load_tagger(path)
         if model.task != task:
             raise ModelError(f"{path}: holds a {model.task} model, expected {task}")
@@ -178,7 +262,7 @@ class Pipeline:
         deps = list(TASKS[task].requires)
         sources = TASKS[task].predicate_sources
         if sources:
-            have = [s for s in sources if s in self.models or (self.root / s).is_dir()]
+            have = [s for s in sources if s in self.models or self.folder(s).is_dir()]
             choice = self.predicate_choice
             source = (have or [sources[-1]])[0] if choice == "auto" else choice
             self.predicate_source[task] = source

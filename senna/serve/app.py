@@ -22,7 +22,7 @@ import asyncio
 import gc
 import json
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -39,6 +39,7 @@ from senna.document import Document
 from senna.integrations import view
 from senna.integrations.allennlp import document_json
 from senna.io.output import OutputOptions, format_document
+from senna.runtime.pipeline import model_folders
 from senna.serve.limits import BadRequest, Limits
 from senna.serve.worker import Expired, Job, Tagging
 from senna.tasks import TASKS, normalize_tasks
@@ -238,10 +239,16 @@ def parse_request(data: dict, served: tuple[str, ...], limits: Limits
 
 
 def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
-               model_dir: str | None = None, tasks=ALL_TASKS) -> Starlette:
-    """The ASGI app; loads the models once (or takes a loaded tagger)."""
+               model_dir: str | None = None, tasks: Sequence[str] | None = None,
+               models: Mapping[str, str] | None = None) -> Starlette:
+    """The ASGI app; loads the models once (or takes a loaded tagger).  `tasks`: default
+    every task, or the task of the model whose own folder `model_dir` is; `models`: task
+    -> a model's own folder (senna.load)."""
     limits = limits or Limits()
-    service = Service(tagger or senna.load(model_dir, tasks), limits)
+    if tagger is None:
+        tasks = tasks or model_folders(model_dir, models).default_tasks(ALL_TASKS)
+        tagger = senna.load(model_dir, tasks, models=models)
+    service = Service(tagger, limits)
     service.base.pipeline.preload()   # the first request then waits no longer than others
     gc.freeze()   # the models' millions of objects: full collections need not scan them
 

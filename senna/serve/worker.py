@@ -127,7 +127,7 @@ class Lane:
                 self.loaded.pipeline.preload()
             base = self.loaded.pipeline
             pipe = GuardedPipeline(base.root, tasks, models=base.models,
-                                   max_tokens=base.max_tokens,
+                                   task_dirs=base.task_dirs, max_tokens=base.max_tokens,
                                    predicates=base.predicate_choice, documents=base.documents)
             pipe.models = {t: pipe.models[t] for t in pipe.order}   # only those it runs
             pipe.checkpoint = self.checkpoint
@@ -227,7 +227,8 @@ class Tagging:
         pipe = base.pipeline
         self.large = Lane("large", lambda: Tagger(
             Pipeline(pipe.root, pipe.tasks, predicates=pipe.predicate_choice,
-                     documents=pipe.documents), base.tagset), limits)
+                     documents=pipe.documents, task_dirs=pipe.task_dirs), base.tagset),
+            limits)
 
     @property
     def stats(self) -> dict[str, int]:
