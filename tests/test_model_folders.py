@@ -79,6 +79,8 @@ def test_a_copied_model_reads_its_embedding_rows_from_its_own_folder(trained):
                                   expected_table(copy, emb))
     assert (copy / "embeddings" / "manifest.json").is_file()
     assert read_embeddings(copy / "embeddings")[0]   # rows it reads, not only its own
+    # the checkpoint never leaves its run: it reads the embeddings where they were
+    assert not (out / "checkpoint" / "ner" / "embeddings").exists()
 
 
 def test_the_copy_tags_as_the_original_through_the_cli(trained):

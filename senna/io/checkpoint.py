@@ -251,15 +251,18 @@ def _unpack(weights: dict[str, np.ndarray], base: dict, vocab: Vocab, model_dir:
     weights[f"emb.tables.{j}.weight"] = table
 
 
-def save_model(path: str | os.PathLike, model: SavedModel) -> None:
-    """Write atomically enough for training: files are replaced one by one."""
+def save_model(path: str | os.PathLike, model: SavedModel, portable: bool = True) -> None:
+    """Write atomically enough for training: files are replaced one by one.  `portable`
+    False: keep reading the embedding rows from where they are (`own_base` copies them
+    otherwise), for a training checkpoint, which never leaves its run."""
     path = Path(path)
     weights = model.weights
     base = model.info.get("word_base")
     if base is not None:
         vocab = model.featurizer.vocabs[model.featurizer.specs[base["table"]].name]
         weights, used = _pack(weights, base, vocab, path)
-        base = own_base(base, vocab, used, path)
+        if portable:
+            base = own_base(base, vocab, used, path)
     (path / "vocab").mkdir(parents=True, exist_ok=True)
     drop_manifest(path)
     for spec in model.featurizer.specs:

@@ -257,6 +257,7 @@ class Member:
 
     def save(self, folder: Path) -> None:
         """Its last weights (and their average) into a checkpoint folder."""
-        save_model(folder, self.saved)
+        save_model(folder, self.saved, portable=False)
         if self.avg:
-            save_model(folder / AVERAGE_DIR, replace(self.saved, weights=self.avg.weights()))
+            save_model(folder / AVERAGE_DIR, replace(self.saved, weights=self.avg.weights()),
+                       portable=False)
