@@ -11,11 +11,8 @@ from types import SimpleNamespace
 from senna.io.conll import DOCSTART, DataFormatError, read_dataset, read_pt0, split_train_dev
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
-from senna.tags import split_tag
+from senna.tags import PREFIXES, split_tag
 from senna.tasks import TaskSpec, get_task
-
-# The prefixes of each scheme's tags besides O (a type follows the dash: B-PER).
-PREFIXES = {"iob1": ("B", "I"), "iob2": ("B", "I"), "iobes": ("B", "I", "E", "S")}
 
 
 def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:

@@ -32,7 +32,11 @@ from itertools import chain, repeat
 
 Span = tuple[str, int, int]
 
-SCHEMES = ("iob1", "iob2", "iobes")
+SCHEMES = ("iob1", "iob2", "iobes", "bilou")
+# The prefixes of each scheme's tags besides O (a type follows the dash: B-PER).
+PREFIXES = {"iob1": ("B", "I"), "iob2": ("B", "I"), "iobes": ("B", "I", "E", "S"),
+            "bilou": ("B", "I", "L", "U")}
+_BILOU = {"L": "E", "U": "S"}   # BILOU is IOBES under other names: Last = End, Unit = Single
 
 _END_PAIRS = frozenset({
     ("B", "B"), ("B", "O"), ("I", "B"), ("I", "O"), ("E", "E"), ("E", "I"), ("E", "O"),
@@ -144,7 +148,10 @@ def tags_to_spans(tags: Sequence[str]) -> list[Span]:
 
     A chunk takes the type of its first tag.  Where the rules say a chunk starts while
     another is open, the open one is closed there (conlleval counts chunks by starts).
+    BILOU tags are read as the IOBES tags they rename (L- as E-, U- as S-).
     """
+    if any(t[:2] in ("L-", "U-") for t in tags):
+        tags = [_BILOU[t[0]] + t[1:] if t[:2] in ("L-", "U-") else t for t in tags]
     offset, inside = _inside(tags)
     return [(label, start + offset, end + offset) for label, start, end in _spans(inside)]
 
@@ -196,7 +203,8 @@ def spans_to_tags(spans: Iterable[Span], length: int, scheme: str) -> list[str]:
     """Tags of `length` tokens in `scheme`; ValueError on unknown schemes or bad spans.
 
     iob1 writes `B-` only on the first token of a span that directly follows a span of the
-    same type; iob2 writes `B-` on every first token; iobes adds `E-` ends and `S-` singles.
+    same type; iob2 writes `B-` on every first token; iobes adds `E-` ends and `S-` singles;
+    bilou is iobes with `L-` ends and `U-` units.
     """
     if scheme not in SCHEMES:
         raise ValueError(f"unknown tagging scheme {scheme!r}; expected one of {SCHEMES}")
@@ -205,11 +213,12 @@ def spans_to_tags(spans: Iterable[Span], length: int, scheme: str) -> list[str]:
     for label, start, end in _checked_spans(spans, length):
         for i in range(start, end):
             tags[i] = _tag("I", label)
-        if scheme == "iobes":
+        if scheme in ("iobes", "bilou"):
+            last, single = ("E", "S") if scheme == "iobes" else ("L", "U")
             if end - start == 1:
-                tags[start] = _tag("S", label)
+                tags[start] = _tag(single, label)
             else:
-                tags[start], tags[end - 1] = _tag("B", label), _tag("E", label)
+                tags[start], tags[end - 1] = _tag("B", label), _tag(last, label)
         elif scheme == "iob2" or (prev is not None and prev[0] == label and prev[2] == start):
             tags[start] = _tag("B", label)
         prev = (label, start, end)
@@ -219,6 +228,66 @@ def spans_to_tags(spans: Iterable[Span], length: int, scheme: str) -> list[str]:
 def convert(tags: Sequence[str], target_scheme: str) -> list[str]:
     """Re-tag a sentence in `target_scheme`, keeping exactly the chunks conlleval reads."""
     return spans_to_tags(tags_to_spans(tags), len(tags), target_scheme)
+
+
+class SchemeError(ValueError):
+    """Tags that fit no scheme; `where` is (sentence, token) of the tag that shows it."""
+
+    def __init__(self, message: str, where: tuple[int, int]):
+        super().__init__(message)
+        self.where = where
+
+
+def _is_span_tag(tag: str) -> bool:
+    prefix, kind = split_tag(tag)
+    return prefix in "BIESLU" and len(prefix) == 1 and bool(kind)
+
+
+def detect_scheme(columns: Sequence[Sequence[str]]) -> str:
+    """The scheme of a file's tag columns: "tags" (plain labels, as POS), "iobes", "bilou",
+    "iob2" (every chunk starts with B-) or "iob1" (a chunk starts with I-; B- only between
+    two chunks of one type); SchemeError when they fit none of them or could be either
+    IOB1 or IOB2 (no chunk tells them apart), naming the tag that shows it."""
+    spans = {t for col in columns for t in col if t != "O" and _is_span_tag(t)}
+    plain = next(((i, j) for i, col in enumerate(columns) for j, t in enumerate(col)
+                  if t != "O" and not _is_span_tag(t)), None)
+    if not spans:
+        return "tags"
+    if plain is not None:
+        i, j = plain
+        raise SchemeError(f"tag {columns[i][j]!r} is a plain label beside span tags such as "
+                          f"{min(spans)!r}: a file's tags are all spans (B-X, I-X, ...) or "
+                          f"all labels", plain)
+    prefixes = {t[0] for t in spans}
+    if prefixes & {"L", "U"} and prefixes & {"E", "S"}:
+        return _first_error(columns, "E-/S- (IOBES) beside L-/U- (BILOU)", "ESLU")
+    if prefixes & {"L", "U"}:
+        return "bilou"
+    if prefixes & {"E", "S"}:
+        return "iobes"
+    iob1 = iob2 = None    # where a chunk starts with I- / where B- follows no chunk of its type
+    for i, col in enumerate(columns):
+        prev = "O"
+        for j, tag in enumerate(col):
+            same = prev != "O" and split_tag(prev)[1] == split_tag(tag)[1]
+            if tag.startswith("I-") and not same:
+                iob1 = iob1 or (i, j)
+            elif tag.startswith("B-") and not same:
+                iob2 = iob2 or (i, j)
+            prev = tag
+    if iob1 and iob2:
+        i, j = iob1
+        raise SchemeError(f"tag {columns[i][j]!r} starts a chunk with I- (IOB1) while other "
+                          f"chunks start with B- (IOB2): the tags fit neither scheme", iob1)
+    if iob1 or iob2:
+        return "iob1" if iob1 else "iob2"
+    raise SchemeError("no chunk tells IOB1 from IOB2: declare the scheme", (0, 0))
+
+
+def _first_error(columns: Sequence[Sequence[str]], what: str, prefixes: str) -> str:
+    i, j = next((i, j) for i, col in enumerate(columns) for j, t in enumerate(col)
+                if t[:1] in prefixes and _is_span_tag(t))
+    raise SchemeError(f"tags mix {what}, e.g. {columns[i][j]!r}", (i, j))
 
 
 def _parse_bracket_token(i: int, token: str) -> tuple[list[str], list[str]]:

@@ -22,6 +22,7 @@ SAME = {
     "iob1": ["I-PER", "I-PER", "B-PER", "I-LOC", "O", "I-LOC", "I-ORG", "B-ORG"],
     "iob2": ["B-PER", "I-PER", "B-PER", "B-LOC", "O", "B-LOC", "B-ORG", "B-ORG"],
     "iobes": ["B-PER", "E-PER", "S-PER", "S-LOC", "O", "S-LOC", "S-ORG", "S-ORG"],
+    "bilou": ["B-PER", "L-PER", "U-PER", "U-LOC", "O", "U-LOC", "U-ORG", "U-ORG"],
 }
 SAME_SPANS = [("PER", 0, 2), ("PER", 2, 3), ("LOC", 3, 4), ("LOC", 5, 6), ("ORG", 6, 7),
               ("ORG", 7, 8)]
@@ -115,3 +116,24 @@ def test_unbalanced_or_malformed_brackets(column: list[str], message: str) -> No
 def test_spans_to_brackets_rejects_overlap() -> None:
     with pytest.raises(ValueError, match="overlaps"):
         spans_to_brackets([("A0", 0, 3), ("A1", 0, 2)], 3)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_a_files_scheme_is_detected_from_its_tags(scheme: str) -> None:
+    from senna.tags import detect_scheme
+
+    assert detect_scheme([SAME[scheme], ["O"]]) == scheme
+    assert detect_scheme([["NN", "VBD", "."], ["-LRB-"]]) == "tags"   # plain labels
+
+
+@pytest.mark.parametrize("columns, where, message", [
+    ([["B-X", "O"], ["O", "I-Y"]], (1, 1), "starts a chunk with I- .IOB1. while other"),
+    ([["B-X", "NN"]], (0, 1), "'NN' is a plain label beside span tags"),
+    ([["S-X", "U-Y"]], (0, 0), "E-/S- .IOBES. beside L-/U- .BILOU."),
+])
+def test_tags_that_fit_no_scheme_are_named(columns, where, message) -> None:
+    from senna.tags import SchemeError, detect_scheme
+
+    with pytest.raises(SchemeError, match=message) as e:
+        detect_scheme(columns)
+    assert e.value.where == where

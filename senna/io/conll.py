@@ -369,9 +369,51 @@ def guess_format(path: PathLike) -> str:
     )
 
 
+LAYOUT = "columns:"   # a format naming the file's columns: "columns:word,_,ner"
+SKIP = "_"            # a column of the layout that is not read
+
+
+def layout_columns(spec: str) -> list[str]:
+    """'word,_,ner' -> ['word', '_', 'ner']; ValueError unless it names one word column and
+    each other column once (the names' meaning is the task's: senna.tasks.declared)."""
+    names = [n.strip().lower() for n in spec.split(",")]
+    if names.count("word") != 1 or any(not n for n in names):
+        raise ValueError(f"a column layout names the word column once and every column, "
+                         f"e.g. word,_,ner; got {spec!r}")
+    named = [n for n in names if n != SKIP]
+    if len(set(named)) < len(named):
+        raise ValueError(f"a column layout names each column once, got {spec!r}")
+    return names
+
+
+def read_layout(path: PathLike, spec: str) -> list[Sentence]:
+    """Whitespace-separated columns named by `spec` ("word,_,ner": `layout_columns`), one
+    token per line, blank lines between sentences, ``-DOCSTART-`` lines between documents;
+    a line with fewer or more columns than the layout is an error naming it."""
+    names = layout_columns(spec)
+    lines = _read_lines(path)
+    out: list[Sentence] = []
+    for doc, nums, rows in _iter_blocks(path, lines, None, docstart=True):
+        for num, row in zip(nums, rows, strict=True):
+            if len(row) != len(names):
+                raise DataFormatError(
+                    f"wrong number of columns (expected {len(names)}: {','.join(names)}, "
+                    f"got {len(row)}: {_show(row, None)})", path, num)
+        cols = list(zip(*rows, strict=True))
+        words = list(cols[names.index("word")])
+        out.append(Sentence(words, {n: list(c) for n, c in zip(names, cols, strict=True)
+                                    if n not in ("word", SKIP)}, doc=doc))
+    if not out:
+        raise _no_sentences(path, lines)
+    return out
+
+
 def read_dataset(path: PathLike, fmt: str | None = None) -> list[Sentence]:
-    """Read ``path`` in format ``fmt`` (one of :data:`FORMATS`), guessing it when ``None``."""
+    """Read ``path`` in format ``fmt`` (one of :data:`FORMATS`, or a column layout
+    ``columns:word,_,ner``: `read_layout`), guessing it when ``None``."""
     fmt = guess_format(path) if fmt is None else fmt
+    if fmt.startswith(LAYOUT):
+        return read_layout(path, fmt[len(LAYOUT):])
     if fmt not in _READERS:
         raise DataFormatError(f"unknown format (expected one of {', '.join(FORMATS)}, got {fmt!r})")
     return _READERS[fmt](path)
