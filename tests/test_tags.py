@@ -71,7 +71,7 @@ def test_untyped_and_special_tags_follow_conlleval() -> None:
 
 def test_spans_to_tags_rejects_bad_input() -> None:
     with pytest.raises(ValueError, match="unknown tagging scheme"):
-        spans_to_tags([], 3, "bilou")
+        spans_to_tags([], 3, "ioe2")
     with pytest.raises(ValueError, match="overlaps"):
         spans_to_tags([("X", 0, 2), ("Y", 1, 3)], 3, "iob2")
     with pytest.raises(ValueError, match="does not fit"):
