@@ -9,7 +9,8 @@ Text forms:
 * the CoNLL parse column (`(TOP(S(NP*`, `*`, `*))`), one cell per word, where `*` stands
   for the word's pre-terminal (OntoNotes / CoNLL-2005 / CoNLL-2012);
 * a Penn Treebank bracket string `(TOP (S (NP (PRP He)) (VP (VBD left))))`.  Brackets in
-  words and tags are written `-LRB-` / `-RRB-` (the PTB escapes) and read back as `(` / `)`.
+  words are written `-LRB-` / `-RRB-` (the PTB escapes) and read back as `(` / `)`; tags
+  and labels are kept as they are (`-LRB-` is the tag of `(`).
   A root with an empty label (`( (S ...))`, as in PTB files) reads as `TOP`; empty
   elements (`-NONE-` pre-terminals) are dropped with the phrases they leave empty.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from senna.tags import Span
 
@@ -26,14 +27,14 @@ ROOT = "TOP"
 NONE_TAG = "-NONE-"
 _CELL = re.compile(r"^((?:\([^()*\s]+)*)\*(\)*)$")
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
+_ATOM = re.compile(r"[^\s()]+")
 _ESCAPES = (("(", "-LRB-"), (")", "-RRB-"))
 
 
-@dataclass(frozen=True)
-class Tree:
+class Tree(NamedTuple):
     """A phrase node: `label`, `children` (nodes or word indices, left to right) and the
     words it covers, `start` to `end` (exclusive).  Build it with `node`, which checks
-    that the children are adjacent."""
+    that the children are adjacent.  (A named tuple: a corpus holds millions of nodes.)"""
 
     label: str
     children: tuple[Tree | int, ...]
@@ -61,12 +62,14 @@ def node(label: str, children: Sequence[Tree | int]) -> Tree:
     """A node over adjacent children; ValueError if there are none or they leave gaps."""
     if not children:
         raise ValueError(f"phrase {label!r} has no children (expected at least one)")
-    spans = [extent(c) for c in children]
-    for (_, end), (start, _) in zip(spans[:-1], spans[1:], strict=True):
+    first, end = extent(children[0])
+    for child in children[1:]:
+        start, stop = (child.start, child.end) if isinstance(child, Tree) else (child, child + 1)
         if start != end:
             raise ValueError(f"phrase {label!r}: children are not adjacent "
                              f"(one ends at word {end}, the next starts at word {start})")
-    return Tree(label, tuple(children), spans[0][0], spans[-1][1])
+        end = stop
+    return Tree(label, tuple(children), first, end)
 
 
 # --------------------------------------------------------------------------- CoNLL column
@@ -144,8 +147,12 @@ def tree_to_brackets(tree: Tree, words: Sequence[str], tags: Sequence[str]) -> s
     def text(unit: Tree | int) -> str:
         if isinstance(unit, Tree):
             return f"({unit.label} {' '.join(text(c) for c in unit.children)})"
-        return f"({_escape(tags[unit])} {_escape(words[unit])})"
+        return f"({tags[unit]} {_escape(words[unit])})"
 
+    bad = [x for x in [*tags, *(t.label for t in tree.nodes())] if not _ATOM.fullmatch(x)]
+    if bad:
+        raise ValueError(f"label or tag {bad[0]!r} cannot be written in a bracket string "
+                         "(expected no spaces or brackets)")
     return text(tree)
 
 
@@ -186,7 +193,7 @@ class _Reader:
             if label == NONE_TAG:
                 return None
             self.words.append(_unescape(word))
-            self.tags.append(_unescape(label))
+            self.tags.append(label)
             return len(self.words) - 1
         children = []
         while self.tokens[self.pos : self.pos + 1] == ["("]:
