@@ -47,7 +47,8 @@ def test_bracket_string_round_trip_and_conll_column() -> None:
 def test_bracket_reader_conventions() -> None:
     """An empty root label is TOP, -NONE- leaves go with the phrases they empty, and
     brackets in words are escaped."""
-    tree, words, tags = brackets_to_tree("( (S (NP (-NONE- *T*)) (NP (-LRB- -LRB-) (NN x:-RRB-))) )")
+    text = "( (S (NP (-NONE- *T*)) (NP (-LRB- -LRB-) (NN x:-RRB-))) )"
+    tree, words, tags = brackets_to_tree(text)
     assert tree == node("TOP", [node("S", [node("NP", [0, 1])])])
     assert words == ["(", "x:)"] and tags == ["-LRB-", "NN"]
     assert tree_to_brackets(tree, words, tags) == "(TOP (S (NP (-LRB- -LRB-) (NN x:-RRB-))))"
