@@ -19,10 +19,16 @@ if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
 
 from senna.io.conll import read_gold_conll, read_pt0
-from senna.syntax.decode import FALLBACK_ROOT
-from senna.syntax.levels import CHAIN, levels_to_tree, normalise, tree_to_levels, unchain
+from senna.syntax.levels import (
+    CHAIN,
+    levels_to_tree,
+    normalise,
+    tree_to_levels,
+    unchain,
+    with_root,
+)
 from senna.syntax.score import bracket_scores
-from senna.syntax.tree import ROOT, Tree, conll_to_tree, node
+from senna.syntax.tree import Tree, conll_to_tree, node
 from senna.tags import split_tag
 
 
@@ -85,13 +91,6 @@ def pt0_check(trees: list[Tree], pt0_path: Path) -> None:
           "(PT0 has its lowest label)")
 
 
-def under_root(tree: Tree) -> Tree:
-    """Whatever is left under TOP goes under one S, unless it is one phrase already."""
-    if len(tree.children) == 1 and isinstance(tree.children[0], Tree):
-        return tree
-    return node(ROOT, [node(FALLBACK_ROOT, tree.children)])
-
-
 def relabel(tree: Tree, pick: int) -> Tree:
     """Each chain node labelled by one of its labels (0: the top one, -1: the lowest)."""
     children = [relabel(c, pick) if isinstance(c, Tree) else c for c in tree.children]
@@ -101,12 +100,12 @@ def relabel(tree: Tree, pick: int) -> Tree:
 def baselines(trees: list[Tree], tags: list[list[str]]) -> None:
     gold = [normalise_nml(t) for t in trees]
     levels = [tree_to_levels(normalise(t)) for t in trees]
-    rows = {"flat: one S over the words": [under_root(node(ROOT, list(range(t.end))))
+    rows = {"flat: one S over the words": [levels_to_tree(with_root([], t.end), t.end)
                                           for t in trees]}
     for k in (0, 1, 2, 3):
         rows[f"gold levels 0..{k}, rest under S"] = [
-            unchain(under_root(levels_to_tree(x[: k + 1], t.end))) for x, t in zip(levels, trees,
-                                                                                  strict=True)]
+            unchain(levels_to_tree(with_root(x[: k + 1], t.end), t.end))
+            for x, t in zip(levels, trees, strict=True)]
     rows["all gold levels"] = [unchain(levels_to_tree(x, t.end))
                                for x, t in zip(levels, trees, strict=True)]
     for name, test in rows.items():

@@ -10,9 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from senna.decode import viterbi
 from senna.decode.constraints import valid_iobes
 from senna.syntax.decode import LevelDecoder
-from senna.syntax.levels import collapse, level_features, levels_to_tree, tree_to_levels
+from senna.syntax.levels import (
+    collapse,
+    level_features,
+    levels_to_tree,
+    tree_to_levels,
+    with_root,
+)
 from senna.syntax.tree import Tree, brackets_to_tree, conll_to_tree, extent, node, tree_to_conll
 from senna.tags import tags_to_spans
 
@@ -164,3 +171,24 @@ def test_bad_tag_set_and_length() -> None:
         LevelDecoder(["B-X", "E-X"])
     with pytest.raises(ValueError, match="at least one word"):
         LevelDecoder(TAGS).parse(0, lambda k, f: np.zeros((0, len(TAGS))))
+
+
+def test_large_tag_sets_decode_as_with_the_full_step(monkeypatch) -> None:
+    """Over 181 tags the Viterbi prunes its steps; with -inf unit scores (S- after level 0,
+    tags a set lacks) it must still find what the full max-plus step finds."""
+    tags = ["O"] + [f"{p}-L{j}" for j in range(60) for p in "BIES"] + ["S-ONE"]
+    rng = np.random.default_rng(5)
+    scores = [rng.normal(size=(25, len(tags))) for _ in range(30)]
+    pruned = LevelDecoder(tags).parse(25, lambda k, f: scores[k])
+    monkeypatch.setattr(viterbi, "DENSE_CELLS", 1 << 40)
+    assert LevelDecoder(tags).parse(25, lambda k, f: scores[k]) == pruned
+
+
+@pytest.mark.parametrize("levels, n, expected", [
+    ([], 2, [["B-S", "E-S"]]),
+    ([["S-NP", "O"]], 2, [["S-NP", "O"], ["B-S", "E-S"]]),
+    ([["S-NP", "O"], ["B-VP", "E-VP"]], 2, [["S-NP", "O"], ["B-VP", "E-VP"]]),
+    ([["S-NP"]], 1, [["S-NP"]]),
+])
+def test_with_root_closes_an_unfinished_tree(levels, n, expected) -> None:
+    assert with_root(levels, n) == expected

@@ -13,9 +13,8 @@ word path.
 Progress: from level 1 on, `S-` is forbidden, so every new phrase groups two units or more
 (one unit alone would be a unary chain, which is a single node); the units shrink at every
 level and decoding ends after at most n levels.  It stops when one phrase spans the
-sentence or a level finds nothing; what is left then goes under one `S` (the root of 68%
-of EWT trees; evalb counts it, whereas hanging the units directly under `TOP` could never
-match the gold root).
+sentence or a level finds nothing; what is left then goes under one `S`
+(`senna.syntax.levels.with_root`).
 """
 
 from __future__ import annotations
@@ -26,14 +25,22 @@ import numpy as np
 
 from senna.decode.constraints import iobes
 from senna.decode.viterbi import Decoder
-from senna.syntax.levels import Unit, collapse, level_features, levels_to_tree
+from senna.syntax.levels import Unit, collapse, level_features, levels_to_tree, with_root
 from senna.syntax.tree import Tree, extent
-from senna.tags import spans_to_tags, split_tag, tags_to_spans
-
-FALLBACK_ROOT = "S"
+from senna.tags import split_tag, tags_to_spans
 
 LevelScorer = Callable[[int, list[str]], np.ndarray]
 """(level index, `level_features` of the levels so far) -> emissions [n_words, n_tags]."""
+
+
+_WORDS = {"B": "BII", "I": "III", "E": "IIE", "S": "BIE"}   # first, inner, last word
+
+
+def word_tag(tag: str, where: int) -> str:
+    """The tag that unit tag `tag` gives the first (where=0), an inner (1) or the last (2)
+    word of a unit of two words or more: `S-X` -> `B-X`, `I-X`, `E-X`."""
+    prefix, kind = split_tag(tag)
+    return f"{_WORDS[prefix][where]}-{kind}" if prefix in _WORDS and kind else tag
 
 
 class LevelDecoder:
@@ -47,22 +54,11 @@ class LevelDecoder:
         k = len(self.tags)
         self.decoder = Decoder(k, None, None, iobes(self.tags))
         index = {t: i for i, t in enumerate(self.tags)}
-        parts = [split_tag(t) for t in self.tags]
-        # the word-level tag each unit tag puts on a unit's first / inner / last word
-        # (k: a missing tag, scored -inf); a one-word unit takes the tag itself
-        self.first, self.inner, self.last = (np.array(
-            [index.get(f"{pos}-{kind}" if kind else pos, k) for pos, kind in
-             (self._expand(p, kind, j) for p, kind in parts)]) for j in range(3))
-        self.single = np.array([p == "S" for p, _ in parts])
-
-    @staticmethod
-    def _expand(prefix: str, kind: str, where: int) -> tuple[str, str]:
-        """(prefix, kind) a unit tag `prefix-kind` gives the word at `where` (0: first,
-        1: inner, 2: last) of a unit of two words or more."""
-        if prefix in ("B", "I", "E", "S") and kind:
-            table = {"B": "BII", "I": "III", "E": "IIE", "S": "BIE"}[prefix]
-            return table[where], kind
-        return prefix, kind
+        # per unit tag, the word tag id of a long unit's first / inner / last word (k: a tag
+        # the set lacks, scored -inf); a one-word unit takes the unit tag itself
+        self.first, self.inner, self.last = (
+            np.array([index.get(word_tag(t, where), k) for t in self.tags]) for where in range(3))
+        self.single = np.array([split_tag(t)[0] == "S" for t in self.tags])
 
     def unit_scores(self, emissions: np.ndarray, spans: Sequence[tuple[int, int]],
                     first_level: bool) -> np.ndarray:
@@ -77,7 +73,7 @@ class LevelDecoder:
             if b - a > 2:
                 inner[u] = padded[a + 1 : b - 1][:, self.inner].sum(0)
         one = (ends - starts == 1)[:, None]
-        scores = np.where(one, padded[starts][:, np.arange(k)],
+        scores = np.where(one, padded[starts, :k],
                           padded[starts][:, self.first] + inner + padded[ends - 1][:, self.last])
         if not first_level:
             scores[:, self.single] = -np.inf
@@ -116,6 +112,5 @@ class LevelDecoder:
                 break
             units = collapse(units, spans)
             levels.append(tags)
-        if not (len(units) == 1 and isinstance(units[0], Tree)):
-            levels.append(spans_to_tags([(FALLBACK_ROOT, 0, n_words)], n_words, "iobes"))
+        levels = with_root(levels, n_words)
         return levels, levels_to_tree(levels, n_words)

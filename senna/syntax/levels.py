@@ -27,6 +27,7 @@ from senna.tags import Span, spans_to_tags, tags_to_spans
 
 CHAIN = "#"
 FLATTENED = ("NML",)
+FALLBACK_ROOT = "S"   # the root of 68% of EWT trees
 
 Unit = Tree | int   # a node found so far, or a word not yet inside any
 
@@ -116,6 +117,17 @@ def levels_to_tree(levels: Sequence[Sequence[str]], n_words: int) -> Tree:
     if not units:
         raise ValueError("no words (expected at least one)")
     return node(ROOT, units)
+
+
+def with_root(levels: Sequence[Sequence[str]], n_words: int,
+              label: str = FALLBACK_ROOT) -> list[list[str]]:
+    """The levels, plus one more with a `label` phrase over the whole sentence unless the
+    last already has a phrase spanning it: how a parse that stops early still makes one
+    tree (evalb counts that root; units left directly under `TOP` could never score)."""
+    out = [list(tags) for tags in levels]
+    if not out or [(s, e) for _, s, e in tags_to_spans(out[-1])] != [(0, n_words)]:
+        out.append(spans_to_tags([(label, 0, n_words)], n_words, "iobes"))
+    return out
 
 
 def level_features(levels: Sequence[Sequence[str]], n_words: int) -> list[str]:
