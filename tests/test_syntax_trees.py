@@ -86,6 +86,9 @@ def test_read_gold_conll(tmp_path) -> None:
     (tmp_path / "b.gold_conll").write_text(good + good.replace("*)\t", "*\t"))
     with pytest.raises(DataFormatError, match=r"b.gold_conll:4: parse column: unbalanced"):
         read_gold_conll(tmp_path / "b.gold_conll")
+    (tmp_path / "c.gold_conll").write_text("d\t0\t0\tHi\t(TOP*)\n")
+    with pytest.raises(DataFormatError, match=r"c.gold_conll:1: wrong number of columns"):
+        read_gold_conll(tmp_path / "c.gold_conll")
 
 
 def test_levels_of_a_tree_and_back() -> None:
