@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TextIO
 
 from senna.document import Sentence
+from senna.syntax.tree import conll_to_tree
 
 PathLike = str | os.PathLike[str]
 DOCSTART = "-DOCSTART-"
@@ -317,6 +318,32 @@ def read_srl(path: PathLike) -> list[Sentence]:
     """CoNLL-2005 SRL ``WORD POS PARSE PRED ARGS1..ARGSn``, tab separated."""
     lines = _read_lines(path)
     out = [_srl_sentence(path, nums, rows) for _doc, nums, rows in _iter_blocks(path, lines, "\t")]
+    if not out:
+        raise _no_sentences(path, lines)
+    return out
+
+
+def _gold_conll_sentence(path: PathLike, nums: list[int], rows: list[Row]) -> Sentence:
+    """WORD, POS and PARSE of one OntoNotes block; the parse must make one tree."""
+    for num, row in zip(nums, rows, strict=True):
+        if len(row) < 6:
+            raise DataFormatError(
+                "wrong number of columns (expected at least 6: DOC SENT TOK WORD POS PARSE "
+                f"[...], got {len(row)}: {_show(row, chr(9))})", path, num)
+    cols = list(zip(*(row[:6] for row in rows), strict=True))
+    try:
+        conll_to_tree(cols[5])
+    except ValueError as err:
+        raise DataFormatError(f"parse column: {err}", path, nums[0]) from None
+    return Sentence(list(cols[3]), {"pos": list(cols[4]), "parse": list(cols[5])})
+
+
+def read_gold_conll(path: PathLike) -> list[Sentence]:
+    """OntoNotes ``.gold_conll`` (``DOC SENT TOK WORD POS PARSE …``, tab separated): the
+    words with columns ``pos`` and ``parse`` (the gold tree, CoNLL parse cells)."""
+    lines = _read_lines(path)
+    out = [_gold_conll_sentence(path, nums, rows)
+           for _doc, nums, rows in _iter_blocks(path, lines, "\t")]
     if not out:
         raise _no_sentences(path, lines)
     return out

@@ -1,0 +1,116 @@
+"""Decoding a tree level by level: every level's best IOBES tags among those that keep a
+tree, until one phrase spans the sentence.
+
+Why units: a new phrase must cover whole phrases found on earlier levels.  Decoding over
+*units* (the nodes found so far and the words in none) instead of words makes that a plain
+IOBES constraint: a unit tagged `B-X` stands for its words tagged `B-X I-X … I-X`, `E-X`
+for `I-X … I-X E-X`, `S-X` for `B-X I-X … E-X` (`S-X` on one word), `I-X` and `O` for the
+same tag on every word.  These expansions are exactly the word tag sequences that cut
+through no unit, and a unit's score is the sum of its words' scores, so the best unit path
+(`senna.decode.viterbi.Decoder` under `senna.decode.constraints.iobes`) is the best such
+word path.
+
+Progress: from level 1 on, `S-` is forbidden, so every new phrase groups two units or more
+(one unit alone would be a unary chain, which is a single node); the units shrink at every
+level and decoding ends after at most n levels.  It stops when one phrase spans the
+sentence or a level finds nothing; what is left then goes under one `S`
+(`senna.syntax.levels.with_root`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from senna.decode.constraints import iobes
+from senna.decode.viterbi import Decoder
+from senna.syntax.levels import Unit, collapse, level_features, levels_to_tree, with_root
+from senna.syntax.tree import Tree, extent
+from senna.tags import split_tag, tags_to_spans
+
+LevelScorer = Callable[[int, list[str]], np.ndarray]
+"""(level index, `level_features` of the levels so far) -> emissions [n_words, n_tags]."""
+
+
+_WORDS = {"B": "BII", "I": "III", "E": "IIE", "S": "BIE"}   # first, inner, last word
+
+
+def word_tag(tag: str, where: int) -> str:
+    """The tag that unit tag `tag` gives the first (where=0), an inner (1) or the last (2)
+    word of a unit of two words or more: `S-X` -> `B-X`, `I-X`, `E-X`."""
+    prefix, kind = split_tag(tag)
+    return f"{_WORDS[prefix][where]}-{kind}" if prefix in _WORDS and kind else tag
+
+
+class LevelDecoder:
+    """Constrained decoding over a level network's IOBES tag set (`tags`, in the order of
+    its output layer).  Build one per model: the underlying Decoder costs K**3 to build."""
+
+    def __init__(self, tags: Sequence[str]):
+        self.tags = list(tags)
+        if "O" not in self.tags:
+            raise ValueError(f"expected an IOBES tag set with 'O', got {self.tags[:8]}")
+        k = len(self.tags)
+        self.decoder = Decoder(k, None, None, iobes(self.tags))
+        index = {t: i for i, t in enumerate(self.tags)}
+        # per unit tag, the word tag id of a long unit's first / inner / last word (k: a tag
+        # the set lacks, scored -inf); a one-word unit takes the unit tag itself
+        self.first, self.inner, self.last = (
+            np.array([index.get(word_tag(t, where), k) for t in self.tags]) for where in range(3))
+        self.single = np.array([split_tag(t)[0] == "S" for t in self.tags])
+
+    def unit_scores(self, emissions: np.ndarray, spans: Sequence[tuple[int, int]],
+                    first_level: bool) -> np.ndarray:
+        """emissions [n_words, K], the units' word spans -> unit emissions [n_units, K]."""
+        n, k = emissions.shape
+        padded = np.concatenate([emissions.astype(np.float64),
+                                 np.full((n, 1), -np.inf)], axis=1)   # column k: missing
+        starts = np.array([a for a, _ in spans])
+        ends = np.array([b for _, b in spans])
+        inner = np.zeros((len(spans), k))
+        for u, (a, b) in enumerate(spans):   # words a+1 .. b-2, each on its inner tag
+            if b - a > 2:
+                inner[u] = padded[a + 1 : b - 1][:, self.inner].sum(0)
+        one = (ends - starts == 1)[:, None]
+        scores = np.where(one, padded[starts, :k],
+                          padded[starts][:, self.first] + inner + padded[ends - 1][:, self.last])
+        if not first_level:
+            scores[:, self.single] = -np.inf
+        return scores
+
+    def level(self, emissions: np.ndarray, units: Sequence[Unit],
+              first_level: bool) -> list[str]:
+        """The best word tags of one level that cut through no unit (and, after level 0,
+        group two units or more in every phrase)."""
+        spans = [extent(u) for u in units]
+        scores = self.unit_scores(emissions, spans, first_level)
+        path = self.decoder.decode(scores[None], np.array([len(spans)]))[0]
+        tags = ["O"] * emissions.shape[0]
+        for (a, b), t in zip(spans, path.tolist(), strict=True):
+            if b - a == 1:
+                tags[a] = self.tags[t]
+                continue
+            ids = [self.first[t], *[self.inner[t]] * (b - a - 2), self.last[t]]
+            tags[a:b] = [self.tags[i] for i in ids]
+        return tags
+
+    def parse(self, n_words: int, scorer: LevelScorer) -> tuple[list[list[str]], Tree]:
+        """Levels and tree of a sentence, each level's emissions asked of `scorer`."""
+        if n_words < 1:
+            raise ValueError(f"expected a sentence of at least one word, got {n_words}")
+        levels: list[list[str]] = []
+        units: list[Unit] = list(range(n_words))
+        while not (len(units) == 1 and isinstance(units[0], Tree)):
+            emissions = np.asarray(scorer(len(levels), level_features(levels, n_words)))
+            if emissions.shape != (n_words, len(self.tags)) or not np.isfinite(emissions).all():
+                raise ValueError(f"level {len(levels)}: expected finite emissions of shape "
+                                 f"{(n_words, len(self.tags))}, got shape {emissions.shape}")
+            tags = self.level(emissions, units, not levels)
+            spans = tags_to_spans(tags)
+            if not spans:
+                break
+            units = collapse(units, spans)
+            levels.append(tags)
+        levels = with_root(levels, n_words)
+        return levels, levels_to_tree(levels, n_words)

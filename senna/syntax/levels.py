@@ -1,0 +1,142 @@
+"""Trees as levels of IOBES tags (Collobert 2011, "Deep Learning for Efficient
+Discriminative Parsing", and JMLR 2011 section 6.5), and levels back to trees.
+
+A tree's phrases are put on levels by height: level 0 holds the phrases whose children are
+all words (PT0), level k+1 the phrases whose highest phrase child is on level k.  Phrases of
+one level never nest, so a level is one IOBES tag per word (`O` outside its phrases).  Read
+bottom-up, each level collapses its phrases into single nodes, and the next level's phrases
+group whole nodes and words: no phrase cuts through an earlier one.
+
+Conventions (see docs/parser.md):
+
+* The root `TOP` is not on any level: what is left after the last level hangs under it.
+* Unary chains (`S -> VP -> words`) are one node labelled by the labels joined top-down
+  with `#` (`S#VP`), so that the tree is recovered exactly; `unchain` splits them again.
+* `NML` nodes are flattened into their parent first (`normalise`), as PT0 was made: the
+  Penn Treebank that SENNA was trained on has no NML.
+* Pre-terminals are not nodes (their tag is the POS column); the EWT files have no empty
+  elements (the bracket reader drops `-NONE-`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from senna.syntax.tree import ROOT, Tree, extent, node
+from senna.tags import Span, spans_to_tags, tags_to_spans
+
+CHAIN = "#"
+FLATTENED = ("NML",)
+FALLBACK_ROOT = "S"   # the root of 68% of EWT trees
+
+Unit = Tree | int   # a node found so far, or a word not yet inside any
+
+
+def _flat(unit: Unit, drop: Collection[str]) -> list[Unit]:
+    """The unit with nodes labelled in `drop` replaced by their children, chains merged."""
+    if not isinstance(unit, Tree):
+        return [unit]
+    children = [c for child in unit.children for c in _flat(child, drop)]
+    if unit.label in drop:
+        return children
+    if len(children) == 1 and isinstance(children[0], Tree):
+        return [node(f"{unit.label}{CHAIN}{children[0].label}", children[0].children)]
+    return [node(unit.label, children)]
+
+
+def normalise(tree: Tree, drop: Collection[str] = FLATTENED) -> Tree:
+    """The tree the levels describe: under a `TOP` root, `drop` labels flattened into their
+    parents, unary chains merged into `A#B` nodes (the root `TOP` itself is kept apart)."""
+    top = tree.children if tree.label == ROOT else (tree,)
+    return node(ROOT, [c for child in top for c in _flat(child, drop)])
+
+
+def unchain(tree: Tree) -> Tree:
+    """Split `A#B` chain nodes back into nested nodes (`normalise`'s inverse for chains)."""
+    children = [unchain(c) if isinstance(c, Tree) else c for c in tree.children]
+    inner, *outer = reversed(tree.label.split(CHAIN))
+    out = node(inner, children)
+    for label in outer:
+        out = node(label, [out])
+    return out
+
+
+def _height(unit: Tree, spans: list[list[Span]]) -> int:
+    """Height of a node (0: only words below), recording each node's span at its height."""
+    below = [_height(c, spans) for c in unit.children if isinstance(c, Tree)]
+    h = 1 + max(below) if below else 0
+    if h == len(spans):
+        spans.append([])
+    spans[h].append((unit.label, unit.start, unit.end))
+    return h
+
+
+def tree_to_levels(tree: Tree) -> list[list[str]]:
+    """A `normalise`d tree -> its levels, each an IOBES tag per word, level 0 first."""
+    spans: list[list[Span]] = []
+    for child in tree.children:
+        if isinstance(child, Tree):
+            _height(child, spans)
+    return [spans_to_tags(level, tree.end, "iobes") for level in spans]
+
+
+def collapse(units: Sequence[Unit], spans: Sequence[Span]) -> list[Unit]:
+    """Units (left to right) with each span's units grouped under a new node; ValueError if
+    a span cuts through a unit or wraps a single node (a unary chain is one label)."""
+    first = {extent(u)[0]: i for i, u in enumerate(units)}
+    last = {extent(u)[1]: i for i, u in enumerate(units)}
+    out, done = [], 0
+    for label, start, end in sorted(spans, key=lambda s: s[1]):
+        if start not in first or end not in last:
+            raise ValueError(f"phrase {(label, start, end)} cuts through a phrase found "
+                             "on an earlier level (expected it to cover whole phrases)")
+        i, j = first[start], last[end] + 1
+        if j - i == 1 and isinstance(units[i], Tree):
+            raise ValueError(f"phrase {(label, start, end)} only wraps the phrase "
+                             f"{units[i].label!r} (a unary chain is one label, like "
+                             f"'{label}{CHAIN}{units[i].label}')")
+        out += [*units[done:i], node(label, units[i:j])]
+        done = j
+    return out + list(units[done:])
+
+
+def levels_to_tree(levels: Sequence[Sequence[str]], n_words: int) -> Tree:
+    """Levels (IOBES tags per word, level 0 first) -> the tree under `TOP`; ValueError if a
+    level is not n_words long, finds no phrase, or a phrase cuts through an earlier one."""
+    units: list[Unit] = list(range(n_words))
+    for k, tags in enumerate(levels):
+        if len(tags) != n_words:
+            raise ValueError(f"level {k}: {len(tags)} tags for {n_words} words")
+        spans = tags_to_spans(tags)
+        if not spans:
+            raise ValueError(f"level {k} finds no phrase (expected at least one)")
+        try:
+            units = collapse(units, spans)
+        except ValueError as err:
+            raise ValueError(f"level {k}: {err}") from None
+    if not units:
+        raise ValueError("no words (expected at least one)")
+    return node(ROOT, units)
+
+
+def with_root(levels: Sequence[Sequence[str]], n_words: int,
+              label: str = FALLBACK_ROOT) -> list[list[str]]:
+    """The levels, plus one more with a `label` phrase over the whole sentence unless the
+    last already has a phrase spanning it: how a parse that stops early still makes one
+    tree (evalb counts that root; units left directly under `TOP` could never score)."""
+    out = [list(tags) for tags in levels]
+    if not out or [(s, e) for _, s, e in tags_to_spans(out[-1])] != [(0, n_words)]:
+        out.append(spans_to_tags([(label, 0, n_words)], n_words, "iobes"))
+    return out
+
+
+def level_features(levels: Sequence[Sequence[str]], n_words: int) -> list[str]:
+    """What the level network reads at the next level, one tag per word: the label of the
+    highest phrase found so far that covers the word, with the word's IOBES position in
+    it (`O` for words in no phrase yet).  This is the paper's "label found so far"
+    lookup-table feature; it tells the network which words already form a node."""
+    feature = ["O"] * n_words
+    for tags in levels:
+        for label, start, end in tags_to_spans(tags):
+            feature[start:end] = spans_to_tags([(label, 0, end - start)], end - start, "iobes")
+    return feature

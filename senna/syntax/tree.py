@@ -1,0 +1,216 @@
+"""A minimal immutable constituency tree, and its two text forms.
+
+A `Tree` holds phrase nodes only: its leaves are word indices (ints), and words and POS
+tags live beside it in lists, as in every column file of the project.  Pre-terminals
+(`(NN dog)`) are therefore not nodes: their tag is the word's POS.
+
+Text forms:
+
+* the CoNLL parse column (`(TOP(S(NP*`, `*`, `*))`), one cell per word, where `*` stands
+  for the word's pre-terminal (OntoNotes / CoNLL-2005 / CoNLL-2012);
+* a Penn Treebank bracket string `(TOP (S (NP (PRP He)) (VP (VBD left))))`.  Brackets in
+  words are written `-LRB-` / `-RRB-` (the PTB escapes) and read back as `(` / `)`; tags
+  and labels are kept as they are (`-LRB-` is the tag of `(`).
+  A root with an empty label (`( (S ...))`, as in PTB files) reads as `TOP`; empty
+  elements (`-NONE-` pre-terminals) are dropped with the phrases they leave empty.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+from senna.tags import Span
+
+ROOT = "TOP"
+NONE_TAG = "-NONE-"
+_CELL = re.compile(r"^((?:\([^()*\s]+)*)\*(\)*)$")
+_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+_ATOM = re.compile(r"[^\s()]+")
+_ESCAPES = (("(", "-LRB-"), (")", "-RRB-"))
+
+
+class Tree(NamedTuple):
+    """A phrase node: `label`, `children` (nodes or word indices, left to right) and the
+    words it covers, `start` to `end` (exclusive).  Build it with `node`, which checks
+    that the children are adjacent.  (A named tuple: a corpus holds millions of nodes.)"""
+
+    label: str
+    children: tuple[Tree | int, ...]
+    start: int
+    end: int
+
+    def nodes(self) -> Iterator[Tree]:
+        """Every phrase node, this one first (pre-order)."""
+        yield self
+        for child in self.children:
+            if isinstance(child, Tree):
+                yield from child.nodes()
+
+    def brackets(self) -> list[Span]:
+        """(label, start, end) of every phrase node, in pre-order."""
+        return [(t.label, t.start, t.end) for t in self.nodes()]
+
+
+def extent(unit: Tree | int) -> tuple[int, int]:
+    """Words (start, end exclusive) of a node or of a single word index."""
+    return (unit.start, unit.end) if isinstance(unit, Tree) else (unit, unit + 1)
+
+
+def node(label: str, children: Sequence[Tree | int]) -> Tree:
+    """A node over adjacent children; ValueError if there are none or they leave gaps."""
+    if not children:
+        raise ValueError(f"phrase {label!r} has no children (expected at least one)")
+    first, end = extent(children[0])
+    for child in children[1:]:
+        start, stop = (child.start, child.end) if isinstance(child, Tree) else (child, child + 1)
+        if start != end:
+            raise ValueError(f"phrase {label!r}: children are not adjacent "
+                             f"(one ends at word {end}, the next starts at word {start})")
+        end = stop
+    return Tree(label, tuple(children), first, end)
+
+
+# --------------------------------------------------------------------------- CoNLL column
+
+
+def _cell(i: int, cell: str) -> tuple[list[str], int]:
+    """`(TOP(S(NP*` -> (['TOP', 'S', 'NP'], 0); `*))` -> ([], 2)."""
+    match = _CELL.match(cell)
+    if match is None:
+        raise ValueError(f"word {i}: bad parse cell (expected like '(S(NP*', '*' or '*))', "
+                         f"got {cell!r})")
+    return match.group(1).split("(")[1:], len(match.group(2))
+
+
+def conll_to_tree(column: Sequence[str]) -> Tree:
+    """The CoNLL parse column of one sentence -> its tree; ValueError if the brackets do not
+    make exactly one tree over all the words."""
+    stack: list[tuple[str, list]] = []
+    root: Tree | None = None
+    for i, cell in enumerate(column):
+        opens, closes = _cell(i, cell)
+        if root is not None or (not stack and not opens):
+            raise ValueError(f"word {i}: outside the tree (expected one tree over all "
+                             f"{len(column)} words, got {cell!r})")
+        stack.extend((label, []) for label in opens)
+        stack[-1][1].append(i)
+        for _ in range(closes):
+            if not stack:
+                raise ValueError(f"word {i}: {cell!r} closes a bracket never opened")
+            label, children = stack.pop()
+            done = node(label, children)
+            if stack:
+                stack[-1][1].append(done)
+            else:
+                root = done
+    if stack or root is None:
+        raise ValueError(f"unbalanced brackets (expected {len(stack)} more ')' by the last "
+                         f"of {len(column)} words)")
+    return root
+
+
+def tree_to_conll(tree: Tree) -> list[str]:
+    """A tree over words 0..n-1 -> its CoNLL parse column (n cells)."""
+    if tree.start != 0:
+        raise ValueError(f"tree starts at word {tree.start} (expected 0)")
+    opens = [""] * tree.end
+    closes = [0] * tree.end
+    for t in tree.nodes():
+        opens[t.start] += f"({t.label}"
+        closes[t.end - 1] += 1
+    return [f"{o}*{')' * c}" for o, c in zip(opens, closes, strict=True)]
+
+
+# --------------------------------------------------------------------------- bracket strings
+
+
+def _escape(text: str) -> str:
+    for raw, escaped in _ESCAPES:
+        text = text.replace(raw, escaped)
+    return text
+
+
+def _unescape(text: str) -> str:
+    for raw, escaped in _ESCAPES:
+        text = text.replace(escaped, raw)
+    return text
+
+
+def tree_to_brackets(tree: Tree, words: Sequence[str], tags: Sequence[str]) -> str:
+    """One-line PTB bracket string of a tree with its words and POS tags."""
+    if not len(words) == len(tags) == tree.end or tree.start != 0:
+        raise ValueError(f"tree over words {tree.start}..{tree.end} does not fit "
+                         f"{len(words)} words and {len(tags)} tags")
+
+    def text(unit: Tree | int) -> str:
+        if isinstance(unit, Tree):
+            return f"({unit.label} {' '.join(text(c) for c in unit.children)})"
+        return f"({tags[unit]} {_escape(words[unit])})"
+
+    bad = [x for x in [*tags, *(t.label for t in tree.nodes())] if not _ATOM.fullmatch(x)]
+    if bad:
+        raise ValueError(f"label or tag {bad[0]!r} cannot be written in a bracket string "
+                         "(expected no spaces or brackets)")
+    return text(tree)
+
+
+class _Reader:
+    """Recursive-descent reader of one bracket string (tokens: '(', ')', atoms)."""
+
+    def __init__(self, text: str):
+        self.text, self.tokens, self.pos = text, _TOKEN.findall(text), 0
+        self.words: list[str] = []
+        self.tags: list[str] = []
+
+    def fail(self, expected: str) -> ValueError:
+        got = self.tokens[self.pos] if self.pos < len(self.tokens) else "the end"
+        return ValueError(f"bad bracket string (expected {expected} at token {self.pos}, "
+                          f"got {got!r}): {self.text[:80]!r}")
+
+    def take(self, expected: str) -> str:
+        if self.pos >= len(self.tokens) or (expected in "()" and self.tokens[self.pos] !=
+                                            expected):
+            raise self.fail(repr(expected) if expected in "()" else expected)
+        self.pos += 1
+        return self.tokens[self.pos - 1]
+
+    def atom(self) -> str:
+        token = self.take("a label or word")
+        if token in "()":
+            self.pos -= 1
+            raise self.fail("a label or word")
+        return token
+
+    def unit(self) -> Tree | int | None:
+        """'(' LABEL word ')' (a word) or '(' LABEL unit+ ')' (a phrase); None if empty."""
+        self.take("(")
+        label = "" if self.tokens[self.pos : self.pos + 1] == ["("] else self.atom()
+        if self.tokens[self.pos : self.pos + 1] != ["("]:
+            word = self.atom()
+            self.take(")")
+            if label == NONE_TAG:
+                return None
+            self.words.append(_unescape(word))
+            self.tags.append(label)
+            return len(self.words) - 1
+        children = []
+        while self.tokens[self.pos : self.pos + 1] == ["("]:
+            child = self.unit()
+            if child is not None:
+                children.append(child)
+        self.take(")")
+        return node(label or ROOT, children) if children else None
+
+
+def brackets_to_tree(text: str) -> tuple[Tree, list[str], list[str]]:
+    """A PTB bracket string -> (tree, words, POS tags); ValueError when malformed."""
+    reader = _Reader(text)
+    tree = reader.unit()
+    if reader.pos != len(reader.tokens):
+        raise reader.fail("the end after the tree")
+    if not isinstance(tree, Tree):
+        raise ValueError(f"no phrase over the words (expected a tree like '(S (NN word))', "
+                         f"got {text[:80]!r})")
+    return tree, reader.words, reader.tags

@@ -1,0 +1,194 @@
+"""Level-by-level decoding (senna.syntax.decode): the best level under the tree constraints
+against a brute-force search, and random scores always decoding to a well-formed tree."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from senna.decode import viterbi
+from senna.decode.constraints import valid_iobes
+from senna.syntax.decode import LevelDecoder
+from senna.syntax.levels import (
+    collapse,
+    level_features,
+    levels_to_tree,
+    tree_to_levels,
+    with_root,
+)
+from senna.syntax.tree import Tree, brackets_to_tree, conll_to_tree, extent, node, tree_to_conll
+from senna.tags import tags_to_spans
+
+TAGS = ["O"] + [f"{p}-{c}" for c in ("X", "Y") for p in "BIES"]
+# W has every IOBES tag; Z only S-Z (a label never seen on more than one word)
+WIDE = ["O", "S-Z"] + [f"{p}-{c}" for c in ("NP", "VP", "S", "W") for p in "BIES"]
+
+
+def _allowed(tags: list[str], units: list, first_level: bool) -> bool:
+    """Brute-force definition: valid IOBES, no phrase cutting a unit, and after level 0
+    every phrase groups two units or more."""
+    if not valid_iobes(tags):
+        return False
+    starts = {extent(u)[0]: i for i, u in enumerate(units)}
+    ends = {extent(u)[1]: i for i, u in enumerate(units)}
+    for _, a, b in tags_to_spans(tags):
+        if a not in starts or b not in ends:
+            return False
+        if not first_level and ends[b] == starts[a]:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("tags, units, first_level", [
+    (TAGS, [0, 1, 2, 3], True),
+    (TAGS, [node("NP", [0, 1]), 2, 3], False),
+    (TAGS, [0, node("NP", [1, 2, 3])], False),
+    (TAGS, [node("NP", [0, 1]), node("VP", [2, 3])], False),
+    (TAGS[:5], [0, node("NP", [1, 2, 3, 4, 5])], False),
+    (TAGS[:5], [node("NP", [0, 1, 2, 3]), 4, 5], False),
+])
+def test_best_level_equals_brute_force(tags: list[str], units: list, first_level: bool) -> None:
+    decoder = LevelDecoder(tags)
+    rng = np.random.default_rng(7)
+    n = extent(units[-1])[1]
+    index = {t: i for i, t in enumerate(tags)}
+    for _ in range(5):
+        emissions = rng.normal(size=(n, len(tags)))
+
+        def score(path, emissions=emissions) -> float:
+            return float(sum(emissions[i, index[t]] for i, t in enumerate(path)))
+
+        best = max(score(c) for c in itertools.product(tags, repeat=n)
+                   if _allowed(list(c), units, first_level))
+        found = decoder.level(emissions, units, first_level)
+        assert _allowed(found, units, first_level)
+        assert score(found) == pytest.approx(best)
+
+
+def _expansion(tag: str, size: int) -> list[str]:
+    """The word tags a unit tag stands for (the rule in senna.syntax.decode's docstring)."""
+    if size == 1 or tag == "O":
+        return [tag] * size
+    prefix, kind = tag.split("-")
+    first, last = {"B": "BI", "I": "II", "E": "IE", "S": "BE"}[prefix]
+    return [f"{first}-{kind}", *[f"I-{kind}"] * (size - 2), f"{last}-{kind}"]
+
+
+def test_unit_scores_sum_the_words_of_each_expansion() -> None:
+    rng = np.random.default_rng(3)
+    emissions = rng.normal(size=(11, len(WIDE)))
+    spans = [(0, 1), (1, 3), (3, 6), (6, 10), (10, 11)]
+    index = {t: i for i, t in enumerate(WIDE)}
+    scores = LevelDecoder(WIDE).unit_scores(emissions, spans, first_level=True)
+    for u, (a, b) in enumerate(spans):
+        for j, tag in enumerate(WIDE):
+            words = _expansion(tag, b - a)
+            want = (sum(emissions[a + i, index[w]] for i, w in enumerate(words))
+                    if all(w in index for w in words) else -np.inf)
+            assert scores[u, j] == pytest.approx(want), (tag, a, b)
+    later = LevelDecoder(WIDE).unit_scores(emissions, spans, first_level=False)
+    assert (later[:, [index["S-NP"], index["S-Z"]]] == -np.inf).all()
+
+
+def _leaves(tree: Tree) -> list[int]:
+    return [c for t in tree.nodes() for c in t.children if not isinstance(c, Tree)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 30), seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([0.1, 1, 30]))
+def test_random_scores_always_make_a_tree(n: int, seed: int, scale: float) -> None:
+    rng = np.random.default_rng(seed)
+    decoder = LevelDecoder(WIDE)
+    seen: list[list[str]] = []
+
+    def scorer(k: int, feature: list[str]) -> np.ndarray:
+        seen.append(feature)
+        return rng.normal(scale=scale, size=(n, len(WIDE)))
+
+    levels, tree = decoder.parse(n, scorer)
+    # one root over one phrase spanning the sentence; every word in it exactly once
+    assert tree.label == "TOP" and len(tree.children) == 1
+    assert isinstance(tree.children[0], Tree) and (tree.start, tree.end) == (0, n)
+    assert sorted(_leaves(tree)) == list(range(n))
+    assert conll_to_tree(tree_to_conll(tree)) == tree            # every bracket closed
+    # the levels are the tree's: each groups whole units, two or more after level 0
+    assert levels_to_tree(levels, n) == tree
+    assert len(levels) <= n + 1
+    units: list = list(range(n))
+    for k, tags in enumerate(levels):
+        assert valid_iobes(tags)
+        if k < len(seen):
+            assert seen[k] == level_features(levels[:k], n)
+        after = collapse(units, tags_to_spans(tags))
+        assert len(after) < len(units) or k == 0
+        units = after
+    assert levels_to_tree(tree_to_levels(tree), n) == tree       # the same tree re-levelled
+
+
+def test_gold_scores_give_the_gold_tree() -> None:
+    tree, words, _ = brackets_to_tree("(TOP (S (NP (PRP He)) (VP (VBD saw) (NP (NP (DT the) "
+                                      "(NN man)) (PP (IN with) (NP (DT a) (NN hat))))) (. .)))")
+    gold = tree_to_levels(tree)
+    tags = ["O"] + [f"{p}-{c}" for c in ("NP", "VP", "PP", "S") for p in "BIES"]
+    index = {t: i for i, t in enumerate(tags)}
+
+    def scorer(k: int, feature: list[str]) -> np.ndarray:
+        out = np.zeros((len(words), len(tags)))
+        out[np.arange(len(words)), [index[t] for t in gold[k]]] = 1.0
+        return out
+
+    assert LevelDecoder(tags).parse(len(words), scorer) == (gold, tree)
+
+
+def test_nothing_found_goes_under_one_s() -> None:
+    decoder = LevelDecoder(TAGS)
+
+    def only_o(k: int, feature: list[str]) -> np.ndarray:
+        out = np.zeros((3, len(TAGS)))
+        out[:, 0] = 5.0
+        return out
+
+    levels, tree = decoder.parse(3, only_o)
+    assert levels == [["B-S", "I-S", "E-S"]] and tree == node("TOP", [node("S", [0, 1, 2])])
+    assert decoder.parse(1, lambda k, f: only_o(k, f)[:1])[1] == node("TOP", [node("S", [0])])
+
+
+@pytest.mark.parametrize("emissions, message", [
+    (np.zeros((2, len(TAGS))), "shape"),
+    (np.full((3, len(TAGS)), np.nan), "finite"),
+])
+def test_bad_emissions(emissions: np.ndarray, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        LevelDecoder(TAGS).parse(3, lambda k, f: emissions)
+
+
+def test_bad_tag_set_and_length() -> None:
+    with pytest.raises(ValueError, match="with 'O'"):
+        LevelDecoder(["B-X", "E-X"])
+    with pytest.raises(ValueError, match="at least one word"):
+        LevelDecoder(TAGS).parse(0, lambda k, f: np.zeros((0, len(TAGS))))
+
+
+def test_large_tag_sets_decode_as_with_the_full_step(monkeypatch) -> None:
+    """Over 181 tags the Viterbi prunes its steps; with -inf unit scores (S- after level 0,
+    tags a set lacks) it must still find what the full max-plus step finds."""
+    tags = ["O"] + [f"{p}-L{j}" for j in range(60) for p in "BIES"] + ["S-ONE"]
+    rng = np.random.default_rng(5)
+    scores = [rng.normal(size=(25, len(tags))) for _ in range(30)]
+    pruned = LevelDecoder(tags).parse(25, lambda k, f: scores[k])
+    monkeypatch.setattr(viterbi, "DENSE_CELLS", 1 << 40)
+    assert LevelDecoder(tags).parse(25, lambda k, f: scores[k]) == pruned
+
+
+@pytest.mark.parametrize("levels, n, expected", [
+    ([], 2, [["B-S", "E-S"]]),
+    ([["S-NP", "O"]], 2, [["S-NP", "O"], ["B-S", "E-S"]]),
+    ([["S-NP", "O"], ["B-VP", "E-VP"]], 2, [["S-NP", "O"], ["B-VP", "E-VP"]]),
+    ([["S-NP"]], 1, [["S-NP"]]),
+])
+def test_with_root_closes_an_unfinished_tree(levels, n, expected) -> None:
+    assert with_root(levels, n) == expected

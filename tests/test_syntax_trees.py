@@ -1,0 +1,156 @@
+"""Trees, levels and level features (senna.syntax.tree, senna.syntax.levels) on hand-made
+trees, and on the whole EWT data where it is present."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from senna.io.conll import DataFormatError, read_gold_conll, read_pt0
+from senna.syntax.levels import (
+    collapse,
+    level_features,
+    levels_to_tree,
+    normalise,
+    tree_to_levels,
+    unchain,
+)
+from senna.syntax.tree import (
+    brackets_to_tree,
+    conll_to_tree,
+    node,
+    tree_to_brackets,
+    tree_to_conll,
+)
+
+SAW = ("(TOP (S (NP (PRP He)) (VP (VBD saw) (NP (NP (DT the) (NN man)) "
+       "(PP (IN with) (NP (DT a) (NN hat))))) (. .)))")
+SAW_LEVELS = [
+    ["S-NP", "O", "B-NP", "E-NP", "O", "B-NP", "E-NP", "O"],
+    ["O", "O", "O", "O", "B-PP", "I-PP", "E-PP", "O"],
+    ["O", "O", "B-NP", "I-NP", "I-NP", "I-NP", "E-NP", "O"],
+    ["O", "B-VP", "I-VP", "I-VP", "I-VP", "I-VP", "E-VP", "O"],
+    ["B-S", "I-S", "I-S", "I-S", "I-S", "I-S", "I-S", "E-S"],
+]
+
+
+def test_bracket_string_round_trip_and_conll_column() -> None:
+    tree, words, tags = brackets_to_tree(SAW)
+    assert words[:3] == ["He", "saw", "the"] and tags[-1] == "."
+    assert tree_to_brackets(tree, words, tags) == SAW
+    column = tree_to_conll(tree)
+    assert column[:3] == ["(TOP(S(NP*)", "(VP*", "(NP(NP*"] and column[-1] == "*))"
+    assert conll_to_tree(column) == tree
+
+
+def test_bracket_reader_conventions() -> None:
+    """An empty root label is TOP, -NONE- leaves go with the phrases they empty, and
+    brackets in words are escaped."""
+    text = "( (S (NP (-NONE- *T*)) (NP (-LRB- -LRB-) (NN x:-RRB-))) )"
+    tree, words, tags = brackets_to_tree(text)
+    assert tree == node("TOP", [node("S", [node("NP", [0, 1])])])
+    assert words == ["(", "x:)"] and tags == ["-LRB-", "NN"]
+    assert tree_to_brackets(tree, words, tags) == "(TOP (S (NP (-LRB- -LRB-) (NN x:-RRB-))))"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("(S (NN a)", "expected ')'"),
+    ("(S (NN a)) (NN b)", "the end after the tree"),
+    ("(NN a)", "no phrase"),
+    ("", "expected '('"),
+])
+def test_bad_bracket_strings(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        brackets_to_tree(text)
+
+
+@pytest.mark.parametrize("column, message", [
+    (["(S*", "*"], "unbalanced"),
+    (["(S*)", "*"], "outside the tree"),
+    (["*", "(S*)"], "outside the tree"),
+    (["(S*))"], "never opened"),
+    (["(S(NP"], "bad parse cell"),
+])
+def test_bad_conll_columns(column: list[str], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        conll_to_tree(column)
+
+
+def test_read_gold_conll(tmp_path) -> None:
+    good = "d\t0\t0\tHi\tUH\t(TOP(INTJ*)\t-\t-\nd\t0\t1\t!\t.\t*)\t-\t-\n\n"
+    (tmp_path / "a.gold_conll").write_text(good)
+    [s] = read_gold_conll(tmp_path / "a.gold_conll")
+    assert s.words == ["Hi", "!"] and s.columns == {"pos": ["UH", "."],
+                                                   "parse": ["(TOP(INTJ*)", "*)"]}
+    (tmp_path / "b.gold_conll").write_text(good + good.replace("*)\t", "*\t"))
+    with pytest.raises(DataFormatError, match=r"b.gold_conll:4: parse column: unbalanced"):
+        read_gold_conll(tmp_path / "b.gold_conll")
+    (tmp_path / "c.gold_conll").write_text("d\t0\t0\tHi\t(TOP*)\n")
+    with pytest.raises(DataFormatError, match=r"c.gold_conll:1: wrong number of columns"):
+        read_gold_conll(tmp_path / "c.gold_conll")
+
+
+def test_levels_of_a_tree_and_back() -> None:
+    tree, words, _ = brackets_to_tree(SAW)
+    assert normalise(tree) == tree                       # no chains, no NML
+    assert tree_to_levels(tree) == SAW_LEVELS
+    assert levels_to_tree(SAW_LEVELS, len(words)) == tree
+
+
+def test_unary_chains_nml_and_several_root_children() -> None:
+    tree, _, _ = brackets_to_tree(
+        "(TOP (S (VP (VB Go) (NP (NML (NN ice) (NN cream)) (NN shop)))) (NP (NP (NN now))))")
+    norm = normalise(tree)
+    assert [t.label for t in norm.nodes()] == ["TOP", "S#VP", "NP", "NP#NP"]
+    assert tree_to_levels(norm) == [["O", "B-NP", "I-NP", "E-NP", "S-NP#NP"],
+                                    ["B-S#VP", "I-S#VP", "I-S#VP", "E-S#VP", "O"]]
+    assert levels_to_tree(tree_to_levels(norm), 5) == norm
+    flat_nml = "(TOP (S (VP (VB Go) (NP (NN ice) (NN cream) (NN shop)))) (NP (NP (NN now))))"
+    assert unchain(norm) == brackets_to_tree(flat_nml)[0]
+
+
+@pytest.mark.parametrize("levels, message", [
+    ([["B-NP", "E-NP", "O"], ["O", "B-VP", "E-VP"]], "cuts through"),
+    ([["B-NP", "E-NP", "O"], ["B-S", "E-S", "O"]], "only wraps the phrase 'NP'"),
+    ([["O", "O", "O"]], "finds no phrase"),
+    ([["O", "S-NP"]], "2 tags for 3 words"),
+])
+def test_levels_that_make_no_tree(levels: list[list[str]], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        levels_to_tree(levels, 3)
+
+
+def test_collapse_groups_whole_units() -> None:
+    np_ = node("NP", [1, 2])
+    assert collapse([0, np_, 3], [("VP", 0, 3)]) == [node("VP", [0, np_]), 3]
+
+
+def test_level_features_show_the_highest_phrase_so_far() -> None:
+    assert level_features([], 3) == ["O", "O", "O"]
+    assert level_features(SAW_LEVELS[:2], 8) == ["S-NP", "O", "B-NP", "E-NP",
+                                                 "B-PP", "I-PP", "E-PP", "O"]
+    assert level_features(SAW_LEVELS, 8) == SAW_LEVELS[-1]
+
+
+def _trees(path):
+    return [conll_to_tree(s.columns["parse"]) for s in read_gold_conll(path)]
+
+
+def test_level_zero_is_pt0_on_ewt_dev(data_dir) -> None:
+    """Level 0 labels a unary chain by all its labels; PT0 by the lowest: otherwise equal."""
+    ewt = data_dir / "ewt"
+    pt0 = read_pt0(ewt / "ewt.dev.pt0")
+    for tree, sentence in zip(_trees(ewt / "ewt.dev.gold_conll"), pt0, strict=True):
+        level0 = tree_to_levels(normalise(tree))[0]
+        lowest = [t.split("-", 1)[0] + "-" + t.split("#")[-1] if "#" in t else t for t in level0]
+        assert lowest == sentence.columns["pt0"]
+
+
+def test_levels_round_trip_on_ewt_train(data_dir) -> None:
+    for tree in _trees(data_dir / "ewt" / "ewt.train.gold_conll"):
+        norm = normalise(tree)
+        levels = tree_to_levels(norm)
+        back = levels_to_tree(levels, tree.end)
+        assert back == norm and tree_to_levels(back) == levels
+        assert tree_to_conll(unchain(normalise(tree, drop=()))) == tree_to_conll(tree)
