@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
 from senna.io.conll import DOCSTART, DataFormatError, read_dataset, read_pt0, split_train_dev
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
-from senna.tags import PREFIXES, split_tag
-from senna.tasks import TaskSpec, get_task
+from senna.tags import PREFIXES, SchemeError, scheme_evidence, scheme_violation, split_tag
+from senna.tasks import TaskSpec, declare, get_task, with_scheme
 
 
 def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
@@ -27,10 +28,84 @@ def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
 
 
 def read_task_data(path: str, fmt: str, task: TaskSpec) -> list:
-    """A task's data file, its tags checked against the task's scheme (`check_tags`)."""
+    """A task's data file, its tags checked against the task's scheme (`check_tags`; not
+    yet when the scheme is still to be detected: `read_data`)."""
     sentences = read_dataset(path, fmt)
-    check_tags(sentences, task, path, fmt)
+    if task.source_scheme:
+        check_tags(sentences, task, path, fmt)
     return sentences
+
+
+def declared_task(cfg) -> TaskSpec:
+    """The task training settings declare (senna.tasks.declare): a preset, or the user's
+    own; its scheme still to be detected from the data when the settings give none.
+    (Settings recorded by older models lack columns and scheme.)"""
+    return declare(cfg.task, getattr(cfg, "columns", ""), getattr(cfg, "scheme", ""),
+                   getattr(cfg, "approach", None) or "")
+
+
+@dataclass
+class Data:
+    """A run's task (its scheme known) and its training and dev sentences."""
+
+    task: TaskSpec
+    train: list
+    dev: list
+
+
+def read_data(cfg) -> Data:
+    """The settings' task and sentences (`load_splits`), the files' tag scheme detected
+    from the training file when the settings declare none, and every tag checked against
+    it: a tag that fits no scheme, or not the declared one, is one error naming its file
+    and line."""
+    task = declared_task(cfg)
+    fmt = reader_format(cfg, task)
+    train, dev = load_splits(cfg, task)
+    declared = getattr(cfg, "scheme", "")
+    if task.source_scheme and (not declared or declared == "tags"):
+        return Data(task, train, dev)   # a built-in task on its own files, or labels
+    _target_column(train, task, cfg.train, fmt)
+    try:
+        scheme, (i, j) = scheme_evidence([s.columns[task.target] for s in train])
+    except SchemeError as e:
+        (i, j), scheme = e.where, str(e)
+        if declared:
+            scheme = f"they fit no scheme: {scheme}"
+        raise DataFormatError(scheme + ("" if declared else " (declare one with --scheme)"),
+                              cfg.train, _line_of(cfg.train, fmt, i, j)) from None
+    if declared and scheme != declared:
+        tag = train[i].columns[task.target][j]
+        raise DataFormatError(f"tag {tag!r} shows {scheme.upper()} tags, not the declared "
+                              f"{declared.upper()} (--scheme)", cfg.train,
+                              _line_of(cfg.train, fmt, i, j))
+    task = with_scheme(task, scheme)
+    extra = len(read_dataset(cfg.extra_train, fmt)) if getattr(cfg, "extra_train", None) else 0
+    for sentences, path, first in ((train[: len(train) - extra], cfg.train, 0),
+                                   (dev, cfg.dev or cfg.train, 0 if cfg.dev else
+                                    len(train) - extra)):
+        check_tags(sentences, task, path, fmt)
+        _check_sequences(sentences, task, path, fmt, first)
+    return Data(task, train, dev)
+
+
+def _check_sequences(sentences: list, task: TaskSpec, path: str, fmt: str, first: int) -> None:
+    """DataFormatError at the first tag the file's scheme does not allow where it stands
+    (`scheme_violation`); `first`: the file's index of the first sentence given."""
+    if task.scheme == "tags":
+        return
+    for i, s in enumerate(sentences):
+        j = scheme_violation(s.columns[task.target], task.source_scheme)
+        if j is not None:
+            tag = s.columns[task.target][j]
+            raise DataFormatError(f"tag {tag!r} does not fit the {task.source_scheme.upper()} "
+                                  f"scheme of the file where it stands", path,
+                                  _line_of(path, fmt, first + i, j))
+
+
+def _target_column(sentences: list, task: TaskSpec, path: str, fmt: str) -> None:
+    if sentences and task.target not in sentences[0].columns:
+        raise DataFormatError(f"no {task.target} column to train {task.name} on (format {fmt} "
+                              f"reads {', '.join(sentences[0].columns) or 'words only'})", path)
 
 
 def check_tags(sentences: list, task: TaskSpec, path: str, fmt: str) -> None:
@@ -41,9 +116,7 @@ def check_tags(sentences: list, task: TaskSpec, path: str, fmt: str) -> None:
     SRL's bracket columns are checked by their reader."""
     if task.scheme == "tags" or task.per_predicate:
         return
-    if sentences and task.target not in sentences[0].columns:
-        raise DataFormatError(f"no {task.target} column to train {task.name} on (format {fmt} "
-                              f"reads {', '.join(sentences[0].columns) or 'words only'})", path)
+    _target_column(sentences, task, path, fmt)
     prefixes = PREFIXES[task.source_scheme]
     seen = {t for s in sentences for t in s.columns[task.target]}
     bad = {t for t in seen if t != "O" and not (split_tag(t)[0] in prefixes and split_tag(t)[1])}

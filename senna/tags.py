@@ -244,15 +244,21 @@ def _is_span_tag(tag: str) -> bool:
 
 
 def detect_scheme(columns: Sequence[Sequence[str]]) -> str:
+    """The scheme of a file's tag columns (`scheme_evidence`)."""
+    return scheme_evidence(columns)[0]
+
+
+def scheme_evidence(columns: Sequence[Sequence[str]]) -> tuple[str, tuple[int, int]]:
     """The scheme of a file's tag columns: "tags" (plain labels, as POS), "iobes", "bilou",
     "iob2" (every chunk starts with B-) or "iob1" (a chunk starts with I-; B- only between
     two chunks of one type); SchemeError when they fit none of them or could be either
-    IOB1 or IOB2 (no chunk tells them apart), naming the tag that shows it."""
+    IOB1 or IOB2 (no chunk tells them apart), naming the tag that shows it; -> (scheme, the
+    (sentence, token) of the first tag that shows it)."""
     spans = {t for col in columns for t in col if t != "O" and _is_span_tag(t)}
     plain = next(((i, j) for i, col in enumerate(columns) for j, t in enumerate(col)
                   if t != "O" and not _is_span_tag(t)), None)
     if not spans:
-        return "tags"
+        return "tags", (0, 0)
     if plain is not None:
         i, j = plain
         raise SchemeError(f"tag {columns[i][j]!r} is a plain label beside span tags such as "
@@ -261,10 +267,10 @@ def detect_scheme(columns: Sequence[Sequence[str]]) -> str:
     prefixes = {t[0] for t in spans}
     if prefixes & {"L", "U"} and prefixes & {"E", "S"}:
         return _first_error(columns, "E-/S- (IOBES) beside L-/U- (BILOU)", "ESLU")
-    if prefixes & {"L", "U"}:
-        return "bilou"
-    if prefixes & {"E", "S"}:
-        return "iobes"
+    for scheme, shown in (("bilou", "LU"), ("iobes", "ES")):
+        if prefixes & set(shown):
+            return scheme, next((i, j) for i, col in enumerate(columns)
+                                for j, t in enumerate(col) if t[:1] in shown and t[1:2] == "-")
     iob1 = iob2 = None    # where a chunk starts with I- / where B- follows no chunk of its type
     for i, col in enumerate(columns):
         prev = "O"
@@ -280,8 +286,33 @@ def detect_scheme(columns: Sequence[Sequence[str]]) -> str:
         raise SchemeError(f"tag {columns[i][j]!r} starts a chunk with I- (IOB1) while other "
                           f"chunks start with B- (IOB2): the tags fit neither scheme", iob1)
     if iob1 or iob2:
-        return "iob1" if iob1 else "iob2"
+        return ("iob1", iob1) if iob1 else ("iob2", iob2)
     raise SchemeError("no chunk tells IOB1 from IOB2: declare the scheme", (0, 0))
+
+
+def scheme_violation(tags: Sequence[str], scheme: str) -> int | None:
+    """The first tag of a sentence that its scheme does not allow where it stands (IOB1: B-
+    not right after a chunk of its type; IOB2: a chunk starting with I-; IOBES/BILOU: I- or
+    an end not inside a chunk begun by B-, or B-/I- not followed by I-/end of its type);
+    None if there is none."""
+    if scheme in ("iobes", "bilou"):
+        tags = [_BILOU.get(t[0], t[0]) + t[1:] if t[1:2] == "-" else t for t in tags]
+    prev = "O"
+    for j, tag in enumerate([*tags, "O"]):
+        p, kind = split_tag(tag)
+        q, before = split_tag(prev)
+        inside = q in ("B", "I") and before == kind     # continues the open chunk
+        if scheme == "iob1" and p == "B" and not (q in ("B", "I") and before == kind):
+            return j
+        if scheme == "iob2" and p == "I" and not inside:
+            return j
+        if scheme in ("iobes", "bilou"):
+            opened = q in ("B", "I")
+            if (p in ("I", "E") and not inside) or (opened and not (p in ("I", "E")
+                                                                  and before == kind)):
+                return j if j < len(tags) else j - 1
+        prev = tag
+    return None
 
 
 def _first_error(columns: Sequence[Sequence[str]], what: str, prefixes: str) -> str:

@@ -22,7 +22,8 @@ too).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from itertools import chain
 
@@ -148,6 +149,117 @@ PREDICATE_RULES = {
 
 ALIASES = {alias: t.name for t in TASKS.values() for alias in (t.name, *t.aliases)}
 DEFAULT_TASKS = tuple(t.name for t in TASKS.values() if t.default)
+PRESETS = tuple(TASKS)   # the built-in tasks; a user's own tasks join TASKS (`register`)
+LAYOUT = "columns:"   # a format naming the file's columns: "columns:word,_,ner"
+SKIP = "_"            # a column of the layout that is not read
+
+
+def layout_columns(spec: str) -> list[str]:
+    """'word,_,ner' -> ['word', '_', 'ner']; ValueError unless it names one word column and
+    each other column once (the names' meaning is the task's: senna.tasks.declared)."""
+    names = [n.strip().lower() for n in spec.split(",")]
+    if names.count("word") != 1 or any(not n for n in names):
+        raise ValueError(f"a column layout names the word column once and every column, "
+                         f"e.g. word,_,ner; got {spec!r}")
+    named = [n for n in names if n != SKIP]
+    if len(set(named)) < len(named):
+        raise ValueError(f"a column layout names each column once, got {spec!r}")
+    return names
+
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,23}")
+# What a user's task keeps of its declaration in a model's config ("task_spec").
+RECORD = ("name", "fmt", "target", "scheme", "metric", "approach", "source_scheme",
+          "span_field", "column", "misc", "licence")
+
+
+def declare(name: str, layout: str = "", scheme: str = "", approach: str = "",
+            licence: str = "") -> TaskSpec:
+    """A task as its settings declare it.  A preset (pos, chunk, ner, pt0) keeps all that is
+    its own and reads the file by `layout` ("word,_,ner": senna.io.conll.read_layout) in
+    `scheme` where given.  Any other name is the user's own task: its words and tags are
+    the layout's `word` and `<name>` columns, its tags plain labels scored by accuracy
+    (`scheme` "tags") or spans of IOB1/IOB2/IOBES/BILOU tags, predicted in IOBES and scored
+    by span F1; it reads words and caps ("basic") plus the additions, e.g. "basic+chars"
+    or "+pos" (a built-in tagger's column, which the runtime fills).  `scheme` "" leaves
+    it to be detected from the training file (`with_scheme`)."""
+    key = ALIASES.get(name.strip().lower())
+    if key in PRESETS:
+        spec = TASKS[key]
+        if layout and (spec.per_predicate or spec.fmt == "predicates"):
+            raise ValueError(f"task {spec.name} reads its own file format; a column layout is "
+                             f"for tasks that tag words ({', '.join(_word_presets())})")
+        if layout:   # a file of the user's: its scheme is theirs (else: detected)
+            spec = replace(spec, fmt=LAYOUT + layout,
+                           source_scheme=spec.source_scheme if spec.scheme == "tags" else "")
+        return with_scheme(spec, scheme) if scheme and spec.scheme != "tags" else spec
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"a task's name is a lower-case word (letters, digits, _; at most "
+                         f"24), e.g. dates; got {name!r}")
+    if not layout:
+        raise ValueError(f"task {name} is not built in ({', '.join(PRESETS)}): declare its "
+                         f"file's columns, e.g. --columns word,_,{name}")
+    spec = TaskSpec(name, LAYOUT + layout, name, "tags", "accuracy", approach or "window",
+                    {"basic": BASIC, "senna": BASIC}, column=name.upper(), default=False,
+                    licence=licence or "not stated")
+    return with_scheme(spec, scheme) if scheme else replace(spec, source_scheme="")
+
+
+def with_scheme(spec: TaskSpec, scheme: str) -> TaskSpec:
+    """The task reading files in `scheme`: plain labels ("tags") or spans, predicted in
+    IOBES (a user's task is also scored by span F1, its spans in the JSON field of its
+    name)."""
+    if spec.name in PRESETS:
+        if (scheme == "tags") != (spec.scheme == "tags"):
+            kind = "labels" if spec.scheme == "tags" else "spans"
+            raise ValueError(f"{spec.name} tags are {kind}, not {scheme}")
+        return replace(spec, source_scheme=scheme)
+    if scheme == "tags":
+        return replace(spec, scheme="tags", metric="accuracy", source_scheme="iob2",
+                       span_field=None, misc="")
+    return replace(spec, scheme="iobes", metric="chunk", source_scheme=scheme,
+                   span_field=spec.name, misc=spec.name.capitalize())
+
+
+def check_layout(spec: TaskSpec, layout: str) -> None:
+    """ValueError unless the layout names the task's tag column and otherwise only
+    columns a model can read (those of the built-in word taggers) or `_`."""
+    names = layout_columns(layout)
+    if spec.target not in names:
+        raise ValueError(f"the column layout {layout!r} has no {spec.target} column (the tags "
+                         f"to learn)")
+    known = {"word", SKIP, spec.target, *_word_presets()}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown column name {unknown[0]!r} in the column layout {layout!r} "
+                         f"(expected word, _ for a column not read, {spec.target} for the "
+                         f"tags, or a tagger's column: {', '.join(_word_presets())})")
+
+
+def _word_presets() -> list[str]:
+    return [t for t in PRESETS if not TASKS[t].per_predicate and TASKS[t].fmt != "predicates"]
+
+
+def task_record(spec: TaskSpec) -> dict:
+    """What a model of a user's task stores to be loaded without its settings."""
+    return {k: v for k, v in asdict(spec).items() if k in RECORD}
+
+
+def register(record: dict) -> TaskSpec:
+    """Make a user's task known to the runtime (a model of it is loaded): it joins TASKS
+    after the built-in ones, so it may read their columns.  ValueError for a name a
+    built-in task has, or another loaded task of that name declared otherwise."""
+    try:
+        spec = TaskSpec(**{k: record[k] for k in RECORD},
+                        presets={"basic": BASIC, "senna": BASIC}, default=False)
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"a task record needs {', '.join(RECORD)} ({e})") from None
+    if spec.name in ALIASES and ALIASES[spec.name] in PRESETS or not _NAME.fullmatch(spec.name):
+        raise ValueError(f"a user's task cannot be named {spec.name!r}")
+    if spec.name in TASKS and task_record(TASKS[spec.name]) != task_record(spec):
+        raise ValueError(f"another task named {spec.name} is loaded, declared otherwise")
+    TASKS[spec.name] = spec
+    ALIASES[spec.name] = spec.name
+    return spec
 
 
 def get_task(name: str) -> TaskSpec:

@@ -8,7 +8,9 @@ spaCy's rule-based `Sentencizer` first.  What it sets:
 - `token.tag_` (PTB tags) and `token.pos_` (Universal POS through `UPOS`), task `pos`;
 - `doc.ents` with CoNLL-2003 labels (PER, LOC, ORG, MISC), task `ner`;
 - `doc.spans["chunks"]` and `doc.spans["pt0"]` span groups, tasks `chunk` and `pt0`;
-- `doc._.srl`: a list of `Frame`s (predicate `Token`, argument `Span`s), task `srl`.
+- `doc._.srl`: a list of `Frame`s (predicate `Token`, argument `Span`s), task `srl`;
+- a task of your own (`senna train --task NAME ...`): its spans as `doc.spans[NAME]`, or,
+  for labels without spans, each token's label as `token._.NAME`.
 
 Frames are stored as plain lists in `doc._.srl_data` (so `Doc.to_bytes`, `DocBin` with
 `store_user_data=True` and `nlp.pipe(n_process=...)`, which ships docs as bytes, keep them);
@@ -27,6 +29,7 @@ from spacy.pipeline import Sentencizer
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
 from senna.integrations import view
+from senna.tasks import PRESETS as BUILT_IN
 from senna.text.invisible import visible
 
 # PTB (EWT) tag -> Universal POS: the most frequent UPOS of each XPOS in UD English EWT
@@ -134,6 +137,7 @@ class SennaComponent:
 
     def _annotate(self, doc: Doc, sents: list) -> None:
         ents, chunks, pt0, frames = [], [], [], []
+        own = {t: [] for t in self.tasks if t not in BUILT_IN}
         for index, sent in sents:
             def span(label: str, start: int, end: int, index=index) -> Span:
                 return Span(doc, index[start], index[end - 1] + 1, label=label)
@@ -145,6 +149,11 @@ class SennaComponent:
             ents += [span(*s) for s in view.spans(sent, "ner")]
             chunks += [span(*s) for s in view.spans(sent, "chunk")]
             pt0 += [span(*s) for s in view.spans(sent, "pt0")]
+            for task, found in own.items():
+                if task in view.span_tasks():
+                    found += [span(*s) for s in view.spans(sent, task)]
+                else:
+                    found += zip(index, view.tags(sent, task) or [], strict=True)
             for p, role_tags in view.frames(sent):
                 args = [[label, index[s], index[e - 1] + 1]
                         for label, s, e in view.arguments(role_tags) if label != "V"]
@@ -161,6 +170,14 @@ class SennaComponent:
             doc.spans[self.pt0_key] = SpanGroup(doc, name=self.pt0_key, spans=pt0)
         if "srl" in self.tasks:
             doc._.srl_data = frames
+        for task, found in own.items():
+            if task in view.span_tasks():
+                doc.spans[task] = SpanGroup(doc, name=task, spans=found)
+                continue
+            if not Token.has_extension(task):
+                Token.set_extension(task, default=None)
+            for i, tag in found:
+                doc[i]._.set(task, tag)
 
 
 def tagger_word(text: str) -> str:

@@ -13,8 +13,14 @@ from senna.document import Sentence
 from senna.tags import tags_to_spans
 from senna.tasks import TASKS
 
-TOKEN_TASKS = tuple(t.name for t in TASKS.values() if not t.per_predicate)
-SPAN_TASKS = tuple(t.name for t in TASKS.values() if t.scheme == "iobes" and not t.per_predicate)
+
+def token_tasks() -> tuple[str, ...]:
+    """Tasks with token tags, the user's own among them once their models are loaded."""
+    return tuple(t.name for t in TASKS.values() if not t.per_predicate)
+
+
+def span_tasks() -> tuple[str, ...]:
+    return tuple(t.name for t in TASKS.values() if t.scheme == "iobes" and not t.per_predicate)
 
 Span = tuple[str, int, int]
 
@@ -31,16 +37,16 @@ def offsets(sent: Sentence) -> list[tuple[int | None, int | None]]:
 
 def tags(sent: Sentence, task: str) -> list[str] | None:
     """One tag per token for a token task (pos, chunk, ner, pt0); None if it was not run."""
-    if task not in TOKEN_TASKS:
-        raise ValueError(f"no token tags for task {task!r}; expected one of {TOKEN_TASKS}")
+    if task not in token_tasks():
+        raise ValueError(f"no token tags for task {task!r}; expected one of {token_tasks()}")
     column = sent.columns.get(task)
     return list(column) if column else None
 
 
 def spans(sent: Sentence, task: str) -> list[Span]:
     """Labelled spans (label, start, end exclusive) of chunk, ner or pt0; [] if not run."""
-    if task not in SPAN_TASKS:
-        raise ValueError(f"no spans for task {task!r}; expected one of {SPAN_TASKS}")
+    if task not in span_tasks():
+        raise ValueError(f"no spans for task {task!r}; expected one of {span_tasks()}")
     column = tags(sent, task)
     return tags_to_spans(column) if column else []
 

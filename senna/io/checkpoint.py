@@ -58,6 +58,7 @@ from senna.io.manifest import (
 from senna.io.npz import Check, load_npz
 from senna.nn.config import NetConfig
 from senna.tags import SCHEMES, split_tag
+from senna.tasks import register
 from senna.vocab import FileIndex, FileVocab, TagSet, Vocab
 
 FORMAT = "senna-model"
@@ -307,6 +308,13 @@ def read_config(path: Path) -> dict:
         raise ModelError(f"{path}: model format version {config.get('version')!r}, "
                          f"this senna reads version {VERSION}")
     check_config(config, path / "config.json")
+    if "task_spec" in config:   # a user's own task: known from here on
+        if not isinstance(config["task_spec"], dict):
+            raise ModelError(f"{path}/config.json: task_spec must be an object")
+        try:
+            register(config["task_spec"])
+        except ValueError as e:
+            raise ModelError(f"{path}/config.json: {e}") from None
     return config
 
 

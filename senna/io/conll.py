@@ -25,6 +25,7 @@ from typing import TextIO
 
 from senna.document import Sentence
 from senna.syntax.tree import conll_to_tree
+from senna.tasks import LAYOUT, SKIP, layout_columns
 
 PathLike = str | os.PathLike[str]
 DOCSTART = "-DOCSTART-"
@@ -394,23 +395,6 @@ def guess_format(path: PathLike) -> str:
         f"eng.*, esp.*, ned.* or a conll200x directory, got {p.name!r})",
         path,
     )
-
-
-LAYOUT = "columns:"   # a format naming the file's columns: "columns:word,_,ner"
-SKIP = "_"            # a column of the layout that is not read
-
-
-def layout_columns(spec: str) -> list[str]:
-    """'word,_,ner' -> ['word', '_', 'ner']; ValueError unless it names one word column and
-    each other column once (the names' meaning is the task's: senna.tasks.declared)."""
-    names = [n.strip().lower() for n in spec.split(",")]
-    if names.count("word") != 1 or any(not n for n in names):
-        raise ValueError(f"a column layout names the word column once and every column, "
-                         f"e.g. word,_,ner; got {spec!r}")
-    named = [n for n in names if n != SKIP]
-    if len(set(named)) < len(named):
-        raise ValueError(f"a column layout names each column once, got {spec!r}")
-    return names
 
 
 def read_layout(path: PathLike, spec: str) -> list[Sentence]:

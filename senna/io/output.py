@@ -41,8 +41,13 @@ from senna.text.invisible import INVISIBLE_CHARS, visible
 from senna.text.pieces import MAX_WORDS, piece_bounds, token_groups
 
 SCHEMES = ("iobes", "iob", "brackets")
-COLUMN_TASKS = tuple(t.name for t in TASKS.values() if not t.per_predicate)
-ROLE_TASKS = tuple(t.name for t in TASKS.values() if t.per_predicate)
+def column_tasks() -> tuple[str, ...]:
+    """Tasks with a tag column, the user's own among them once their models are loaded."""
+    return tuple(t.name for t in TASKS.values() if not t.per_predicate)
+
+
+def role_tasks() -> tuple[str, ...]:
+    return tuple(t.name for t in TASKS.values() if t.per_predicate)
 FORMATS = ("senna", "conll", "conllu", "json", "allennlp")
 # What json.dumps(ensure_ascii=False) leaves raw but a terminal or a line splitter acts on:
 # line breaks (U+0085, U+2028, U+2029) and invisible characters (C1 controls, DEL, bidi
@@ -97,7 +102,7 @@ def _columns(sents: Sequence[Sentence], opts: OutputOptions) -> list[Iterable[st
     if opts.offsets:
         cols.append([_offset(t.start, t.end) for t in chain.from_iterable(
             s.tokens for s in sents)])
-    for task in COLUMN_TASKS:
+    for task in column_tasks():
         if task in opts.tasks:
             cols.append(chain.from_iterable(map(_task_column, sents, repeat(task),
                                                 repeat(opts.scheme))))
@@ -107,7 +112,7 @@ def _columns(sents: Sequence[Sentence], opts: OutputOptions) -> list[Iterable[st
 def sentence_columns(sent: Sentence, opts: OutputOptions) -> list[list[str]]:
     """Output columns of one sentence, each a list of one field per token."""
     cols = [list(c) for c in _columns([sent], opts)]
-    if any(t in opts.tasks for t in ROLE_TASKS):
+    if any(t in opts.tasks for t in role_tasks()):
         preds = set(sent.predicates)
         cols.append([w if i in preds else "-" for i, w in enumerate(sent.words)])
         cols += [recode(tags, opts.scheme) for tags in sent.roles]
@@ -175,8 +180,8 @@ def _nonempty(docs: Iterable[Document]) -> Iterator[Sentence]:
 def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
     """SENNA's printf widths: %15s token, %10s tags, %15s predicate word, %10s roles."""
     widths = ([15] if opts.tokens else []) + ([0] if opts.offsets else [])
-    widths += [10] * sum(t in opts.tasks for t in COLUMN_TASKS)
-    if any(t in opts.tasks for t in ROLE_TASKS):
+    widths += [10] * sum(t in opts.tasks for t in column_tasks())
+    if any(t in opts.tasks for t in role_tasks()):
         widths.append(15)
     return widths + [10] * (n_columns - len(widths))
 
@@ -203,7 +208,7 @@ def _column_chunks(docs: Sequence[Document], opts: OutputOptions, padded: bool
     a chunk's token lines come from one map of the line format over the fields (the
     printf-style format does the padding and joining in C); role columns vary in number,
     so those sentences go one by one."""
-    roles = any(t in opts.tasks for t in ROLE_TASKS)
+    roles = any(t in opts.tasks for t in role_tasks())
     for group in token_groups(_nonempty(docs), lambda s: len(s.words),
                               1 if roles else CHUNK_LINES):
         cols = sentence_columns(group[0], opts) if roles else _columns(group, opts)
@@ -228,7 +233,7 @@ def _misc(sent: Sentence, i: int, opts: OutputOptions, cols: dict) -> str:
     """MISC field: Chunk=, NER=, PT0=, VBS= (each span task's `misc` key), Pred=Yes,
     SRL1=..., SpaceAfter=No."""
     items = [f"{TASKS[task].misc}={tags[i]}" for task, tags in cols["tags"].items()]
-    if any(t in opts.tasks for t in ROLE_TASKS):
+    if any(t in opts.tasks for t in role_tasks()):
         items += ["Pred=Yes"] if i in cols["predicates"] else []
         items += [f"SRL{k + 1}={tags[i]}" for k, tags in enumerate(cols["roles"])]
     toks = sent.tokens
@@ -240,7 +245,7 @@ def _misc(sent: Sentence, i: int, opts: OutputOptions, cols: dict) -> str:
 def _conllu_tags(sent: Sentence, opts: OutputOptions) -> dict:
     """Per-sentence MISC material: span-task tag columns (XPOS holds the plain tags),
     predicate positions, role columns."""
-    tags = {t: _task_column(sent, t, opts.scheme) for t in COLUMN_TASKS
+    tags = {t: _task_column(sent, t, opts.scheme) for t in column_tasks()
             if t in opts.tasks and TASKS[t].scheme != "tags"}
     return {"tags": tags, "predicates": set(sent.predicates),
             "roles": [recode(r, opts.scheme) for r in sent.roles]}
@@ -248,7 +253,7 @@ def _conllu_tags(sent: Sentence, opts: OutputOptions) -> dict:
 
 def _xpos(sent: Sentence, opts: OutputOptions) -> list[str]:
     """The XPOS column: the first requested plain-tag task (POS), else `_`."""
-    for t in COLUMN_TASKS:
+    for t in column_tasks():
         if t in opts.tasks and TASKS[t].scheme == "tags" and t in sent.columns:
             return sent.columns[t]
     return ["_"] * len(sent.words)

@@ -116,6 +116,8 @@ def model_folders(model_dir: str | Path | None = None,
         raise TypeError(f"models must map task names to model folders, got "
                         f"{type(models).__name__}")
     for name, folder in (models or {}).items():
+        if str(name).strip().lower() not in ALIASES and Path(folder).is_dir():
+            folder_task(Path(folder))     # a user's own task is known from its model on
         task = get_task(str(name)).name
         _own_folder(Path(folder), task)
         own[task] = Path(folder)

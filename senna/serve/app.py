@@ -69,11 +69,11 @@ def sentence_json(sent, tasks: tuple[str, ...]) -> dict:
     toks = [{"text": w, "start": s, "end": e} for w, (s, e) in
             zip(view.words(sent), view.offsets(sent), strict=True)]
     out: dict = {"tokens": toks}
-    for task in view.TOKEN_TASKS:
+    for task in view.token_tasks():
         if task in tasks:
             for tok, tag in zip(toks, view.tags(sent, task) or [], strict=False):
                 tok[task] = tag
-    for task in view.SPAN_TASKS:
+    for task in view.span_tasks():
         if task in tasks:
             out[TASKS[task].span_field or task] = [list(s) for s in view.spans(sent, task)]
     if any(TASKS[t].per_predicate for t in tasks):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from senna.datasets import parse_spec
 from senna.nn.config import NetConfig
-from senna.tasks import get_task
+from senna.tasks import get_task, register
 
 # The Makefile's target for each shipped model and the recipe of its own training step
 # (tests/test_makefile.py checks them against `make -n`).
@@ -138,7 +138,7 @@ def card_text(config: dict) -> str:
     tr = config.get("training", {})
     cfg = tr.get("config", {})
     dev = config.get("dev", {})
-    task = get_task(config["task"])
+    task = register(config["task_spec"]) if "task_spec" in config else get_task(config["task"])
     main = task.score_name
     scores = ", ".join(f"{main if k == 'score' else k} {v:.2f}" for k, v in dev.items())
     dev_data = cfg.get("dev") or f"last {cfg.get('dev_fraction', 0.1):g} of the training sentences"

@@ -10,18 +10,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from senna.datasets import parse_spec
+from senna.datasets import declared_task, parse_spec
 from senna.io.conll import FORMATS
 from senna.nn.config import APPROACHES, CRITERIA, NETWORK, network_problems
 from senna.settings import option, setting, type_problems
-from senna.tasks import TASKS
+from senna.tasks import PRESETS, check_layout
+
+# The readers' formats, each with what it reads, for the help.
+FORMAT_HELP = ("conll2000 (WORD POS CHUNK), conll2003 (WORD POS CHUNK NER, -DOCSTART- "
+               "lines), conll2002 (WORD NER or WORD POS NER), tagged (WORD<TAB>TAG), pt0 "
+               "(WORD<TAB>POS<TAB>PT0), srl (CoNLL-2005 columns), predicates (the same, for "
+               "the verb detector), conllu (CoNLL-U, XPOS as POS)")
 
 OPTIMIZERS = ("sgd", "adam")
 # The settings by what they are about: `senna train -h` lists them so, and a test checks
 # that every setting is in one section.
 SECTIONS = {
-    "data": ("task", "train", "dev", "format", "dev_fraction", "extra_train", "extra_columns",
-             "predicted_columns", "jackknife", "jackknife_dir", "jobs"),
+    "data": ("task", "train", "dev", "format", "columns", "scheme", "dev_fraction",
+             "extra_train", "extra_columns", "predicted_columns", "jackknife", "jackknife_dir",
+             "jobs"),
     "features": ("features", "embeddings", "fixed_embeddings", "word_dim", "max_words",
                  "min_count", "gazetteer", "clusters"),
     "network": ("approach", "criterion", "window", "hidden", "conv", "predicate_window",
@@ -36,8 +43,9 @@ MAX_SEED = 2**32 - 1   # NumPy's generators take no negative seed
 
 @dataclass
 class TrainConfig:
-    task: str = setting("task to train", choices=tuple(TASKS))
-    train: str = setting("training file, in the task's format")
+    task: str = setting(f"task to train: a built-in one ({', '.join(PRESETS)}), or a name of "
+                        "your own with --columns")
+    train: str = setting("training file, in the task's format or the --columns layout")
     dev: str | None = setting("dev file; default: the last --dev-fraction of the training "
                               "sentences", None)
     out: str = setting("model directory to write: the best model on dev, and checkpoint/ "
@@ -106,9 +114,17 @@ class TrainConfig:
                              "trained", 2)
     gazetteer_dropout: float = setting("probability (0-1) of switching a gazetteer flag off "
                                        "in training", 0.0)
-    format: str = setting("reader format of the train and dev files (senna.io.conll.FORMATS; "
-                          "empty: the task's own), e.g. conll2000 for POS read from the "
-                          "CoNLL-2000 chunking data's POS column", "")
+    format: str = setting(f"reader format of the train and dev files: {FORMAT_HELP}; empty: "
+                          "the task's own. E.g. conll2000 for POS read from the CoNLL-2000 "
+                          "chunking data's POS column", "")
+    columns: str = setting("the train and dev files' columns instead of a --format, "
+                           "whitespace separated, one token per line, blank lines between "
+                           "sentences: word (the words), the task's name (its tags), _ (not "
+                           "read), or a tagger's column a model may read (pos, chunk, ner, "
+                           "pt0); e.g. word,_,dates", "")
+    scheme: str = setting("the files' tag scheme: iob1, iob2, iobes, bilou, or tags (labels "
+                          "without spans); empty: detected from the training file", "",
+                          choices=("", "iob1", "iob2", "iobes", "bilou", "tags"))
     dev_fraction: float = setting("share of the training sentences held out as dev when no "
                                   "--dev is given, between 0 and 1", 0.1)
     extra_train: str | None = setting("more training sentences in the task's format (e.g. "
@@ -172,7 +188,16 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--lr must be a positive number, got {cfg.lr}")
     if not 0 <= cfg.seed <= MAX_SEED:
         out.append(f"--seed must be between 0 and {MAX_SEED}, got {cfg.seed}")
-    approach = cfg.approach or TASKS[cfg.task].approach
+    try:
+        spec = declared_task(cfg)
+        if cfg.columns:
+            check_layout(spec, cfg.columns)
+    except ValueError as e:
+        return out + [f"--task/--columns: {e}"]
+    if cfg.columns and cfg.format:
+        out.append("--columns and --format are two ways to say how the files are read: "
+                   "give one")
+    approach = cfg.approach or spec.approach
     out += network_problems({**{k: getattr(cfg, k) for k in NETWORK}, "approach": approach},
                             option)
     sentence = approach == "sentence"
@@ -180,7 +205,7 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--max-words must be at least 3 (PADDING, RARE and a word), got "
                    f"{cfg.max_words}")
     try:
-        TASKS[cfg.task].features(cfg.features)
+        spec.features(cfg.features)
     except ValueError as e:
         out.append(f"--features: {e}")
     for name in ("dropout_input", "dropout_hidden"):
@@ -195,7 +220,7 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.adversarial < 0:
         out.append(f"--adversarial must be 0 (off) or more, got {cfg.adversarial}")
     if cfg.approach == "bilstm" and (cfg.stack or cfg.adversarial or cfg.average
-                                     or TASKS[cfg.task].per_predicate):
+                                     or spec.per_predicate):
         out.append("--approach bilstm takes no --stack, --adversarial or --average, and "
                    "tasks with one example per word sequence only (not SRL)")
     if cfg.adversarial and sentence:

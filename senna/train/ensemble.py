@@ -25,7 +25,6 @@ from senna.runtime.ensemble import EnsembleModel, save_ensemble
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
-from senna.tasks import get_task
 from senna.train.config import TrainConfig
 from senna.train.data import Batch, batches, make_examples
 from senna.train.loop import Run, fit, train
@@ -75,15 +74,14 @@ def train_ensemble(cfg: TrainConfig, seeds: list[int], joined_epochs: int = 0) -
     for seed, name in zip(seeds, names, strict=True):
         if not (out / name / "history.json").exists():   # finished members are kept
             train(replace(cfg, seed=seed, out=str(out / name)), data)
-    task = get_task(cfg.task)
-    train_sents, dev = data
+    task, train_sents, dev = data.task, data.train, data.dev
     members = [TaskModel.load(out / n) for n in names]
     scores = {n: score(m, task, dev) for n, m in zip(names, members, strict=True)}
     scores["vote"] = score(EnsembleModel(members, "vote"), task, dev)
     combine, joined = "vote", None
     if joined_epochs:
         scores["joined"] = train_joiner(cfg, out, names, joined_epochs, members,
-                                        train_sents, dev)
+                                        train_sents, dev, task)
         joined = "joined.npz"
         if scores["joined"] > scores["vote"]:   # the tagger uses the better on dev
             combine = "joined"
@@ -145,11 +143,10 @@ class JoinedUnit:
 
 
 def train_joiner(cfg: TrainConfig, out: Path, names: list[str], epochs: int,
-                 members: list[TaskModel], train_sents: list, dev: list) -> float:
+                 members: list[TaskModel], train_sents: list, dev: list, task) -> float:
     """The joining layer trained by the one loop; the best dev epoch is saved as
     out/joined.npz -> its dev score."""
     torch.manual_seed(cfg.seed)
-    task = get_task(cfg.task)
     saved = [load_model(out / n) for n in names]
     first = saved[0]
     # Every member reads the first one's ids, so its character network its spellings too.

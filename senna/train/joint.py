@@ -193,12 +193,12 @@ def build_members(cfg: JointConfig) -> list[Member]:
     cfgs = {name: cfg.task_config(name) for name in cfg.tasks}
     splits = {name: prepare(c) for name, c in cfgs.items()}
     first = next(iter(cfgs.values()))
-    every = [s for train, _ in splits.values() for s in train]
+    every = [s for data in splits.values() for s in data.train]
     words = word_vocab(first, every)
     vocabs = shared_vocabs(cfgs, every, words)
     members = []
     for name, c in cfgs.items():
-        m = Member.create(c, task_of(name), splits[name], words, vocabs, key=name)
+        m = Member.create(c, splits[name], words, vocabs, key=name)
         m.saved.info["joint"] = {"tasks": list(cfg.tasks), "share_l1": cfg.share_l1,
                                  "auxiliary": auxiliary_names(cfg),
                                  "sampling": cfg.sampling, "command": cfg.command}
@@ -283,7 +283,7 @@ def train_joint_seeds(cfg: JointConfig, seeds: list[int]) -> dict[str, dict]:
         names = [f"../seed-{s}/{name}" for s in seeds]
         (out / name).mkdir(parents=True, exist_ok=True)    # before its ".." is followed
         members = [TaskModel.load(out / name / n) for n in names]
-        dev = prepare(cfg.task_config(name))[1]
+        dev = prepare(cfg.task_config(name)).dev
         scores = {f"seed-{s}": score(m, spec, dev) for s, m in zip(seeds, members, strict=True)}
         scores["mean"] = score(EnsembleModel(members, "mean"), spec, dev)
         specs[name] = save_ensemble(out / name, spec.name, names, "mean", scores,

@@ -32,9 +32,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from senna.datasets import load_splits
+from senna.datasets import Data, read_data
 from senna.nn.networks import fan_in
-from senna.tasks import get_task
 from senna.train.averaging import AVERAGE_DIR, averaged
 from senna.train.config import TrainConfig
 from senna.train.guard import check_dev, check_loss, check_weights
@@ -271,19 +270,18 @@ def plot_curves(history: list[dict], path: Path, scored: Sequence) -> None:
     plt.close(fig)
 
 
-def train(cfg: TrainConfig, data: tuple[list, list] | None = None) -> dict:
+def train(cfg: TrainConfig, data: Data | None = None) -> dict:
     """Train one task, keep the best dev model in cfg.out; -> the final training state.
-    `data`: the (train, dev) sentences, prepared by senna.train.prepare (default: read as
-    the settings say, which needs no predicted input columns)."""
+    `data`: the task and sentences, prepared by senna.train.prepare (default: read as the
+    settings say, which needs no predicted input columns)."""
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    task = get_task(cfg.task)
     if data is None:
         if cfg.predicted_columns:
             raise ValueError("predicted_columns are filled in by the data step: "
                              "train(cfg, senna.train.prepare.prepare(cfg))")
-        data = load_splits(cfg, task)
-    member = Member.create(cfg, task, data)
+        data = read_data(cfg)
+    member = Member.create(cfg, data)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     return fit(Run([member], out, cfg.seed, cfg.epochs, cfg.patience, cfg.max_minutes,

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from senna.datasets import load_splits, parse_spec, tag_column
+from senna.datasets import Data, load_splits, parse_spec, read_data, tag_column
 from senna.runtime.model import TaskModel
 from senna.tasks import get_task
 from senna.train.config import TrainConfig
@@ -80,7 +80,7 @@ def fold_model(model_dir: str, exclude: set[Key], known: dict[Key, dict], cfg,
     for s in (*kept, *dev_sents):
         s.columns.update(known.get(tuple(s.words), {}))
     print(f"jackknife: training {out.name} on {len(kept)} of {len(train_sents)} sentences")
-    train(fold_cfg, (kept, dev_sents))
+    train(fold_cfg, Data(task, kept, dev_sents))
     return out
 
 
@@ -152,10 +152,11 @@ def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
                  for s in (*train_sents, *dev_sents)}
 
 
-def prepare(cfg: TrainConfig) -> tuple[list, list]:
-    """The run's (train, dev) sentences: read and split as the settings say, their input
-    columns predicted if the settings say so (`predicted_columns`, `jackknife`)."""
-    train_sents, dev_sents = load_splits(cfg, get_task(cfg.task))
+def prepare(cfg: TrainConfig) -> Data:
+    """The run's task and sentences: read and split as the settings say (`read_data`: the
+    tag scheme detected where not declared), their input columns predicted if the settings
+    say so (`predicted_columns`, `jackknife`)."""
+    data = read_data(cfg)
     if cfg.predicted_columns:
-        predict_columns(cfg, train_sents, dev_sents)
-    return train_sents, dev_sents
+        predict_columns(cfg, data.train, data.dev)
+    return data

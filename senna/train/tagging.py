@@ -22,11 +22,12 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from senna.datasets import Data
 from senna.features import Featurizer, Gazetteer, GazetteerFeature, Lexicon, WordFeature
 from senna.io.checkpoint import SavedModel, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import Tagger, bind_spellings, build_network, fan_in, load_weights
-from senna.tasks import TaskSpec
+from senna.tasks import PRESETS, TaskSpec, task_record
 from senna.train.adversarial import with_adversary
 from senna.train.averaging import AVERAGE_DIR, WeightAverage, score_epoch
 from senna.train.card import write_card
@@ -63,6 +64,8 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
     info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
             "training": {"config": asdict(cfg), "command": command_line()}}
+    if task.name not in PRESETS:   # a user's task: the model says what it is
+        info["task_spec"] = task_record(task)
     for key, path in (("train_source", cfg.train), ("extra_train_source", cfg.extra_train)):
         source = Path(f"{path}{SOURCE_SUFFIX}")   # a file senna.train.silver wrote
         if path and source.is_file():
@@ -182,14 +185,14 @@ class Member:
     _result: tuple | None = None       # the last evaluation (score, kept model, last iterate's)
 
     @classmethod
-    def create(cls, cfg: TrainConfig, spec: TaskSpec, data: tuple[list, list],
-               words: Vocab | None = None, vocabs: dict | None = None, key: str = ""
-               ) -> Member:
-        """A task's network and examples from its (train, dev) sentences."""
-        net, saved = build(cfg, spec, data[0], words, vocabs)
-        return cls(spec, cfg, net, saved, data[1],
-                   training_examples(cfg, spec, data[0], saved),
-                   make_examples(spec, data[1], saved.featurizer), key=key)
+    def create(cls, cfg: TrainConfig, data: Data, words: Vocab | None = None,
+               vocabs: dict | None = None, key: str = "") -> Member:
+        """A task's network and examples from its prepared data (senna.train.prepare)."""
+        spec = data.task
+        net, saved = build(cfg, spec, data.train, words, vocabs)
+        return cls(spec, cfg, net, saved, data.dev,
+                   training_examples(cfg, spec, data.train, saved),
+                   make_examples(spec, data.dev, saved.featurizer), key=key)
 
     @property
     def name(self) -> str:
