@@ -77,9 +77,9 @@ def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monke
     seen: list[list] = []
     real = prepare.train
 
-    def recording(cfg, splits=None):
-        seen.append([tuple(s.words) for s in splits[0]])
-        return real(cfg, splits)
+    def recording(cfg, data=None):
+        seen.append([tuple(s.words) for s in data.train])
+        return real(cfg, data)
 
     monkeypatch.setattr(prepare, "train", recording)
     cfg = TrainConfig(task="pt0", train=str(FIX / "pt0_small.pt0"), out=str(tmp_path / "pt0"),
