@@ -121,13 +121,29 @@ _ODD_SPACE = re.compile("[\x1c-\x1f]")  # where str.isspace and syntok disagree 
 # the other one, is invisible and gone before syntok runs)
 # PTB (and NLTK's Treebank tokenizer) split these in two: word -> length of the first part.
 _PTB_SPLITS = {"cannot": 3, "gonna": 3, "gotta": 3, "wanna": 3, "gimme": 3, "lemme": 3}
-# English abbreviations whose period stays on the word (syntok's own list mixes in German
-# and Spanish words such as "art", "de", "so" that more often end a sentence in English).
+# Spanish and Dutch abbreviations (syntok's list has "Sr" and "Sra" but not "Dra", "Cd" or
+# "Ud"): their period stays on the word, and a sentence break syntok puts after one is undone.
+_ES_NL_ABBREVIATIONS = frozenset(
+    "Cd Sr Sra Srta Sres Sras Dr Dra Dres Ud Uds Vd Vds Lic Ing Arq Av Avda Dña Excmo Excma"
+    " Ilmo Ilma Cía Gral Sto Sta pág págs núm aprox tel admón ej"
+    " bijv blz dhr mevr drs ir mr jl ca resp evt incl excl".split()
+)
+# Abbreviations whose period stays on the word: English ones (syntok's own list mixes in
+# German and Spanish words such as "art", "de", "so" that more often end a sentence in
+# English), and the Spanish and Dutch ones above.
 _ABBREVIATIONS = frozenset(
     "Mr Mrs Ms Mssrs Dr Prof Sr Jr St Mt Ft Inc Ltd Co Corp Bros vs etc approx Gen Col Capt"
     " Lt Sgt Sen Rep Gov Pres Rev Hon No Nos fig figs vol Ave Blvd Rd Jan Feb Mar Apr Jun Jul"
     " Aug Sep Sept Oct Nov Dec Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun".split()
-)
+) | _ES_NL_ABBREVIATIONS
+# Spanish dialogue dashes: after "?", "!" or an ellipsis, a dash and a lower-case word go
+# on with the sentence ("—¿Vienes? —preguntó Juan—."), as a lower-case word does there.
+_DIALOGUE_DASHES = frozenset("—–")
+# Words that syntok cuts at an apostrophe or hyphen: Dutch place names ("'s-Hertogenbosch",
+# "'s-Gravenhage") and contractions ("z'n", "zo'n", "m'n", "d'r", "'t", "'n").  One token
+# when the tokens tile the match.
+_APOSTROPHE_WORDS = re.compile(
+    r"(?<![\w'`])(?:'s-[A-Z]\w*(?:-\w+)*|'[tn]|(?:[zZmM]|[zZ]o)'n|[dD]'r)(?![\w'`-])")
 # PTB clitics split off a word ("John's" -> "'s"); after a space syntok leaves "'" + "s".
 _CLITICS = frozenset({"s", "m", "d", "ll", "ve", "re"})
 # PTB's "'Tis" -> "'T" + "is", "'Twas" -> "'T" + "was" (NLTK's TreebankWordTokenizer too).
@@ -255,16 +271,67 @@ def _repair(text: str, sents: list[list[Span]]) -> list[list[Span]]:
     return fixed
 
 
+def _join_sentences(text: str, sents: list[list[Span]], starters: frozenset[str]
+                    ) -> list[list[Span]]:
+    """Undo syntok's sentence breaks after a Spanish or Dutch abbreviation it does not know
+    ("Cd." "Dra." "pág."), unless a word that starts sentences follows (syntok's own rule
+    for its abbreviations), and before a dialogue dash that goes on with the sentence."""
+    out: list[list[Span]] = []
+    for sent in sents:
+        if out and (_after_abbreviation(text, out[-1], sent, starters)
+                    or _dialogue_goes_on(text, out[-1], sent)):
+            out[-1].extend(sent)
+        else:
+            out.append(sent)
+    return out
+
+
+def _after_abbreviation(text: str, prev: list[Span], sent: list[Span],
+                        starters: frozenset[str]) -> bool:
+    """Whether `prev` ends with an abbreviation of _ES_NL_ABBREVIATIONS and its period."""
+    if len(prev) < 2 or text[prev[-1][0]:prev[-1][1]] != "." or prev[-2][1] != prev[-1][0]:
+        return False
+    return (text[prev[-2][0]:prev[-2][1]] in _ES_NL_ABBREVIATIONS
+            and text[sent[0][0]:sent[0][1]] not in starters)
+
+
+def _dialogue_goes_on(text: str, prev: list[Span], sent: list[Span]) -> bool:
+    """Whether `sent` is a dash and a lower-case word after a "?", "!" or ellipsis ending
+    `prev`: the narrator's words in Spanish dialogue ("—¿Vienes? —preguntó Juan—.")."""
+    last = text[prev[-1][0]:prev[-1][1]]
+    return (len(sent) > 1 and text[sent[0][0]:sent[0][1]] in _DIALOGUE_DASHES
+            and text[sent[1][0]].islower()
+            and (last == "…" or (_is_run_punct(last) and last != ".")))
+
+
+def _join_words(text: str, spans: list[Span]) -> list[Span]:
+    """Merge the tokens that tile a match of _APOSTROPHE_WORDS ("z" "'n" -> "z'n")."""
+    ends = {m.start(): m.end()
+            for m in _APOSTROPHE_WORDS.finditer(text, spans[0][0], spans[-1][1])}
+    if not ends:
+        return spans
+    out: list[Span] = []
+    end = -1   # where the match that the last output token started ends
+    for s, e in spans:
+        if out and out[-1][1] == s and e <= end:
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+            end = ends.get(s, -1)
+    return out
+
+
 @functools.cache
-def _syntok() -> tuple[ModuleType, Any]:
-    """syntok's segmenter and our tokenizer, imported when raw text is first tokenised
-    (syntok and its `regex` module take 15 ms to import; -usrtokens input never needs
-    them)."""
+def _syntok() -> tuple[ModuleType, Any, frozenset[str]]:
+    """syntok's segmenter, our tokenizer and the words syntok takes as starting sentences,
+    imported when raw text is first tokenised (syntok and its `regex` module take 15 ms to
+    import; -usrtokens input never needs them)."""
     from syntok import segmenter
+    from syntok._segmentation_states import State
     from syntok.tokenizer import Tokenizer
 
     return segmenter, Tokenizer(emit_hyphen_or_underscore_sep=True,
-                                replace_not_contraction=False)
+                                replace_not_contraction=False), frozenset(State.starters)
 
 
 def tokenize(text: str) -> list[list[Token]]:
@@ -281,16 +348,16 @@ def tokenize(text: str) -> list[list[Token]]:
 def _tokenize_visible(text: str) -> list[list[Token]]:
     if not text or text.isspace():
         return []
-    segmenter, tokenizer = _syntok()
+    segmenter, tokenizer, starters = _syntok()
     sents: list[list[Span]] = []
     for offset, para in segmenter.preprocess_with_offsets(text):
         if not para or para.isspace():
             continue
         # Tokenise at base 0 and shift: syntok's base_offset pads with offset spaces (quadratic).
-        for sent in segmenter.segment(tokenizer.tokenize(para)):
-            spans = [(offset + t.offset, offset + t.offset + len(t.value)) for t in sent if t.value]
-            if spans:
-                sents.append(_fix_sentence(text, spans))
+        found = [[(offset + t.offset, offset + t.offset + len(t.value)) for t in sent if t.value]
+                 for sent in segmenter.segment(tokenizer.tokenize(para))]
+        sents.extend(_join_words(text, _fix_sentence(text, spans))
+                     for spans in _join_sentences(text, [f for f in found if f], starters))
     if _needs_repair(text, sents):
         sents = _repair(text, sents)
     return [[Token(text[s:e], s, e) for s, e in sent] for sent in sents]
