@@ -16,8 +16,8 @@ F1 on the ends of all sentences but a document's last.  --dump FILE writes each 
 sentence's tokenisation as one line (tokens joined by spaces, "|" where the tokeniser
 starts a sentence inside it), so two versions of the tokeniser can be diffed line by line.
 
-Usage: python bench/conll_tokenize.py FILE... [--format F] [--spaced] [--doc-size N]
-       [--dump OUT]
+Usage: python bench/conll_tokenize.py FILE... [--language L] [--format F] [--spaced]
+       [--doc-size N] [--dump OUT]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path: this checkout's senna)
 
 from senna.io.conll import DataFormatError, read_dataset
-from senna.text.tokenize import tokenize
+from senna.text.tokenize import LANGUAGES, tokenize
 
 Span = tuple[int, int]
 
@@ -88,13 +88,13 @@ def f1(tp: int, n_pred: int, n_gold: int) -> float:
     return 2 * tp / (n_pred + n_gold) if tp else 0.0
 
 
-def score(docs: list[Doc]) -> tuple[dict[str, float], list[str]]:
+def score(docs: list[Doc], language: str) -> tuple[dict[str, float], list[str]]:
     """Scores over all documents, and each gold sentence's tokenisation as a line."""
     tp = n_pred = n_gold = exact = n_sents = 0
     btp = bn_pred = bn_gold = 0
     lines: list[str] = []
     for doc in docs:
-        sents = [[(t.start, t.end) for t in s] for s in tokenize(doc.text)]
+        sents = [[(t.start, t.end) for t in s] for s in tokenize(doc.text, language)]
         starts = {s[0][0] for s in sents[1:]}
         pred = [sp for s in sents for sp in s]
         gold = set(doc.tokens)
@@ -126,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+", type=Path)
     ap.add_argument("--format", default=None, help="reader format (default: guessed)")
+    ap.add_argument("--language", default="en", choices=LANGUAGES,
+                    help="the tokeniser's conventions (senna.text.tokenize)")
     ap.add_argument("--spaced", action="store_true", help="join all words by single spaces")
     ap.add_argument("--doc-size", type=int, default=20,
                     help="sentences per text at most (0: a whole -DOCSTART- block)")
@@ -135,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         docs = build_docs(args.files, args.format, args.spaced, args.doc_size)
     except (DataFormatError, OSError) as e:
         ap.error(str(e))
-    r, lines = score(docs)
+    r, lines = score(docs, args.language)
     print("| files | sentences | gold tokens | token P | token R | token F1 "
           "| sentences exact | sentence-boundary F1 |")
     print("|---|---|---|---|---|---|---|---|")

@@ -9,8 +9,11 @@ import sys
 
 import pytest
 from conftest import FIX, ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from senna.text.tokenize import tokenize
+from senna.text.invisible import visible
+from senna.text.tokenize import LANGUAGES, tokenize
 
 
 def words(text: str) -> list[list[str]]:
@@ -117,3 +120,51 @@ def test_conll_bench_writes_text_as_typed():
     assert text == '¿Dijo "sí", (hoy)?'
     assert [text[s:e] for s, e in spans] == ["¿", "Dijo", '"', "sí", '"', ",", "(", "hoy",
                                              ")", "?"]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), [
+    ("es", "Castilla-La Mancha subió un 30%.",
+     ["Castilla-La", "Mancha", "subió", "un", "30%", "."]),
+    ("es", "El 2,5% del PSOE-Progresistas.", ["El", "2,5%", "del", "PSOE-Progresistas", "."]),
+    ("nl", "Groot-Brittannië en Jean-Paul.", ["Groot-Brittannië", "en", "Jean-Paul", "."]),
+    ("nl", "De foto's van McDonald's, 30%.",
+     ["De", "foto's", "van", "McDonald's", ",", "30", "%", "."]),
+    ("nl", "'s Avonds in 's-Hertogenbosch.", ["'s", "Avonds", "in", "'s-Hertogenbosch", "."]),
+    # English keeps the conventions of EWT, which the English taggers learnt
+    ("en", "A well-known 30% of John's.",
+     ["A", "well", "-", "known", "30", "%", "of", "John", "'s", "."]),
+])
+def test_language_picks_the_conventions_of_its_training_data(language, text, expected):
+    sents = tokenize(text, language)
+    assert all(text[t.start:t.end] == t.text for s in sents for t in s)
+    assert [[t.text for t in s] for s in sents] == [expected]
+
+
+def test_the_default_language_is_english():
+    text = "Un well-known 30% de foto's."
+    assert tokenize(text) == tokenize(text, "en")
+
+
+def test_an_unknown_language_is_refused_naming_the_known_ones():
+    with pytest.raises(ValueError, match=r"language must be one of en, es, nl, got 'fr'"):
+        tokenize("Bonjour.", "fr")
+
+
+_PIECES = st.sampled_from(
+    list("aAzZ09 .!?,;:'\"-%—–¿¡…\n\u200béñ")
+    + ["'s", "'s-H", "z'n", "zo'n", "'t", "Cd.", "Dra.", "pág.", "blz.", "d.w.z.", "30%", "—¿",
+       "?—", "a-b", "\n\n"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(LANGUAGES), st.lists(_PIECES, max_size=40).map("".join))
+def test_every_language_keeps_tokens_exact(language, text):
+    sents = tokenize(text, language)
+    pos = 0
+    for sent in sents:
+        assert sent
+        for t in sent:
+            assert visible(text[t.start:t.end]) == t.text and t.text and t.start >= pos
+            assert not any(c.isspace() for c in t.text)
+            pos = t.end
+    assert "".join(t.text for s in sents for t in s) == "".join(visible(text).split())

@@ -58,8 +58,8 @@ from typing import Any, NamedTuple, overload
 
 from senna.text.invisible import INVISIBLE, INVISIBLE_CHARS, visible, visible_with_offsets
 
-__all__ = ["SpacedTokens", "Token", "plain_split", "pretokenized_tokens", "split_pretokenized",
-           "tokenize"]
+__all__ = ["LANGUAGES", "SpacedTokens", "Token", "plain_split", "pretokenized_tokens",
+           "split_pretokenized", "tokenize"]
 
 
 class Token(NamedTuple):
@@ -139,11 +139,23 @@ _ABBREVIATIONS = frozenset(
 # Spanish dialogue dashes: after "?", "!" or an ellipsis, a dash and a lower-case word go
 # on with the sentence ("—¿Vienes? —preguntó Juan—."), as a lower-case word does there.
 _DIALOGUE_DASHES = frozenset("—–")
-# Words that syntok cuts at an apostrophe or hyphen: Dutch place names ("'s-Hertogenbosch",
-# "'s-Gravenhage") and contractions ("z'n", "zo'n", "m'n", "d'r", "'t", "'n").  One token
-# when the tokens tile the match.
-_APOSTROPHE_WORDS = re.compile(
-    r"(?<![\w'`])(?:'s-[A-Z]\w*(?:-\w+)*|'[tn]|(?:[zZmM]|[zZ]o)'n|[dD]'r)(?![\w'`-])")
+# Words that syntok cuts in pieces and that are one token, in any language: Dutch place
+# names ("'s-Hertogenbosch", "'s-Gravenhage") and contractions ("z'n", "zo'n", "m'n", "d'r",
+# "'t", "'n").  Per language, what the CoNLL-2002 data writes as one token: hyphenated
+# words ("Castilla-La", "Groot-Brittannië"; EWT, hence English, splits them), Spanish
+# percentages ("30%"), and the Dutch "'s" of plurals and possessives ("foto's").  The
+# tokens that tile a match become one.
+_DUTCH_APOSTROPHES = (r"(?<![\w'`])(?:'s-[A-Z]\w*(?:-\w+)*|'[tn]|(?:[zZmM]|[zZ]o)'n|[dD]'r)"
+                      r"(?![\w'`-])")
+_HYPHENATED = r"(?<![\w'`-])\w+(?:-\w+)+(?![\w-])"
+_PERCENT = r"(?<![\w.,])\d[\d.,]*%"
+_APOSTROPHE_S = r"(?<![\w'`-])\w+(?:-\w+)*'s(?![\w'`-])"
+_WORD_JOINS = {
+    "en": re.compile(_DUTCH_APOSTROPHES),
+    "es": re.compile("|".join((_DUTCH_APOSTROPHES, _HYPHENATED, _PERCENT))),
+    "nl": re.compile("|".join((_DUTCH_APOSTROPHES, _APOSTROPHE_S, _HYPHENATED))),
+}
+LANGUAGES = tuple(_WORD_JOINS)
 # PTB clitics split off a word ("John's" -> "'s"); after a space syntok leaves "'" + "s".
 _CLITICS = frozenset({"s", "m", "d", "ll", "ve", "re"})
 # PTB's "'Tis" -> "'T" + "is", "'Twas" -> "'T" + "was" (NLTK's TreebankWordTokenizer too).
@@ -304,10 +316,9 @@ def _dialogue_goes_on(text: str, prev: list[Span], sent: list[Span]) -> bool:
             and (last == "…" or (_is_run_punct(last) and last != ".")))
 
 
-def _join_words(text: str, spans: list[Span]) -> list[Span]:
-    """Merge the tokens that tile a match of _APOSTROPHE_WORDS ("z" "'n" -> "z'n")."""
-    ends = {m.start(): m.end()
-            for m in _APOSTROPHE_WORDS.finditer(text, spans[0][0], spans[-1][1])}
+def _join_words(text: str, spans: list[Span], joins: re.Pattern[str]) -> list[Span]:
+    """Merge the tokens that tile a match of `joins` ("z" "'n" -> "z'n")."""
+    ends = {m.start(): m.end() for m in joins.finditer(text, spans[0][0], spans[-1][1])}
     if not ends:
         return spans
     out: list[Span] = []
@@ -334,18 +345,24 @@ def _syntok() -> tuple[ModuleType, Any, frozenset[str]]:
                                 replace_not_contraction=False), frozenset(State.starters)
 
 
-def tokenize(text: str) -> list[list[Token]]:
+def tokenize(text: str, language: str = "en") -> list[list[Token]]:
     """Split raw text into sentences of PTB-style tokens whose offsets index `text`; a
-    token's text is its slice without invisible characters (senna.text.invisible)."""
+    token's text is its slice without invisible characters (senna.text.invisible).
+    `language` (one of LANGUAGES) picks the conventions of its training data: "es" and
+    "nl" those of CoNLL-2002 (hyphenated words whole; "30%" in Spanish, "foto's" in
+    Dutch); ValueError for another."""
+    joins = _WORD_JOINS.get(language)
+    if joins is None:
+        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}")
     shown, where = visible_with_offsets(text)
-    sents = _tokenize_visible(shown)
+    sents = _tokenize_visible(shown, joins)
     if where is None:
         return sents
     return [[Token(t.text, where(t.start), where(t.end - 1) + 1) for t in sent]
             for sent in sents]
 
 
-def _tokenize_visible(text: str) -> list[list[Token]]:
+def _tokenize_visible(text: str, joins: re.Pattern[str]) -> list[list[Token]]:
     if not text or text.isspace():
         return []
     segmenter, tokenizer, starters = _syntok()
@@ -356,7 +373,7 @@ def _tokenize_visible(text: str) -> list[list[Token]]:
         # Tokenise at base 0 and shift: syntok's base_offset pads with offset spaces (quadratic).
         found = [[(offset + t.offset, offset + t.offset + len(t.value)) for t in sent if t.value]
                  for sent in segmenter.segment(tokenizer.tokenize(para))]
-        sents.extend(_join_words(text, _fix_sentence(text, spans))
+        sents.extend(_join_words(text, _fix_sentence(text, spans), joins)
                      for spans in _join_sentences(text, [f for f in found if f], starters))
     if _needs_repair(text, sents):
         sents = _repair(text, sents)
