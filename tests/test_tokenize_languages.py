@@ -38,10 +38,20 @@ def test_spanish_and_dutch_abbreviations_keep_their_period_and_the_sentence(text
     assert words(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("El Sr. De la Rúa llegó.", ["El", "Sr.", "De", "la", "Rúa", "llegó", "."]),
+    ("Con la Sra. De la Fuente.", ["Con", "la", "Sra.", "De", "la", "Fuente", "."]),
+    ("Met mevr. De Vries.", ["Met", "mevr.", "De", "Vries", "."]),
+])
+def test_a_title_before_a_surname_particle_keeps_the_sentence(text, expected):
+    assert words(text) == [expected]
+
+
 def test_an_abbreviation_before_a_word_that_starts_sentences_still_ends_one():
     # syntok's own rule for the abbreviations it knows ("Dr." before "The" ends a sentence)
     assert words("Fue a la Cd. El resto se quedó.") == [
         ["Fue", "a", "la", "Cd", "."], ["El", "resto", "se", "quedó", "."]]
+    assert words("Zie blz. De volgende.") == [["Zie", "blz", "."], ["De", "volgende", "."]]
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -45,6 +45,19 @@ Fix-ups applied on top of syntok (all cheap, per sentence):
   * robustness: any non-whitespace character syntok skipped becomes a token, any token
     holding a whitespace character (``str.isspace``, e.g. U+001C) is split, so
     concatenating the tokens always gives the visible text minus its whitespace.
+
+Spanish and Dutch (docs/tokenization.md), in every language since none of it changes how
+English text is tokenised (the words of CoNLL-2003's eng.testa give the same tokens and
+sentences as before):
+  * Spanish and Dutch abbreviations keep their period ("Cd." "Dra." "Ud." "pág." "blz."),
+    and a sentence break syntok puts after one is undone unless a word that starts
+    sentences follows (syntok's rule for the abbreviations it knows);
+  * a dialogue dash and a lower-case word after "?", "!" or an ellipsis go on with the
+    sentence ("—¿Vienes? —preguntó Juan—. Te espero." is two sentences, not three);
+  * "'s-Hertogenbosch", "z'n", "zo'n", "m'n", "d'r", "'t", "'n" are one token each.
+With ``language="es"`` or ``"nl"`` the tokens follow the CoNLL-2002 data that Spanish and
+Dutch models learn from: hyphenated words stay whole ("Castilla-La", "Groot-Brittannië"),
+and so do Spanish percentages ("30%") and the Dutch "'s" of plurals ("foto's").
 """
 
 from __future__ import annotations
@@ -128,6 +141,13 @@ _ES_NL_ABBREVIATIONS = frozenset(
     " Ilmo Ilma Cía Gral Sto Sta pág págs núm aprox tel admón ej"
     " bijv blz dhr mevr drs ir mr jl ca resp evt incl excl".split()
 )
+# Those of them that come before a name: a surname's particle that syntok takes as starting
+# a sentence ("De" "La") does not end the sentence there ("la Sra. De la Fuente").
+_ES_NL_TITLES = frozenset(
+    "Cd Sr Sra Srta Sres Sras Dr Dra Dres Lic Ing Arq Av Avda Dña Excmo Excma Ilmo Ilma Gral"
+    " Sto Sta dhr mevr drs ir mr".split()
+)
+_NAME_PARTICLES = frozenset("De Del La Las Los Da Der Den Van Von Ter Ten".split())
 # Abbreviations whose period stays on the word: English ones (syntok's own list mixes in
 # German and Spanish words such as "art", "de", "so" that more often end a sentence in
 # English), and the Spanish and Dutch ones above.
@@ -287,7 +307,8 @@ def _join_sentences(text: str, sents: list[list[Span]], starters: frozenset[str]
                     ) -> list[list[Span]]:
     """Undo syntok's sentence breaks after a Spanish or Dutch abbreviation it does not know
     ("Cd." "Dra." "pág."), unless a word that starts sentences follows (syntok's own rule
-    for its abbreviations), and before a dialogue dash that goes on with the sentence."""
+    for its abbreviations) other than a name's particle after a title ("mevr. De Vries"),
+    and before a dialogue dash that goes on with the sentence."""
     out: list[list[Span]] = []
     for sent in sents:
         if out and (_after_abbreviation(text, out[-1], sent, starters)
@@ -303,8 +324,9 @@ def _after_abbreviation(text: str, prev: list[Span], sent: list[Span],
     """Whether `prev` ends with an abbreviation of _ES_NL_ABBREVIATIONS and its period."""
     if len(prev) < 2 or text[prev[-1][0]:prev[-1][1]] != "." or prev[-2][1] != prev[-1][0]:
         return False
-    return (text[prev[-2][0]:prev[-2][1]] in _ES_NL_ABBREVIATIONS
-            and text[sent[0][0]:sent[0][1]] not in starters)
+    word, first = text[prev[-2][0]:prev[-2][1]], text[sent[0][0]:sent[0][1]]
+    return word in _ES_NL_ABBREVIATIONS and (
+        first not in starters or (word in _ES_NL_TITLES and first in _NAME_PARTICLES))
 
 
 def _dialogue_goes_on(text: str, prev: list[Span], sent: list[Span]) -> bool:
