@@ -45,6 +45,19 @@ Fix-ups applied on top of syntok (all cheap, per sentence):
   * robustness: any non-whitespace character syntok skipped becomes a token, any token
     holding a whitespace character (``str.isspace``, e.g. U+001C) is split, so
     concatenating the tokens always gives the visible text minus its whitespace.
+
+Spanish and Dutch (docs/tokenization.md), in every language since none of it changes how
+English text is tokenised (the words of CoNLL-2003's eng.testa give the same tokens and
+sentences as before):
+  * Spanish and Dutch abbreviations keep their period ("Cd." "Dra." "Ud." "pág." "blz."),
+    and a sentence break syntok puts after one is undone unless a word that starts
+    sentences follows (syntok's rule for the abbreviations it knows);
+  * a dialogue dash and a lower-case word after "?", "!" or an ellipsis go on with the
+    sentence ("—¿Vienes? —preguntó Juan—. Te espero." is two sentences, not three);
+  * "'s-Hertogenbosch", "z'n", "zo'n", "m'n", "d'r", "'t", "'n" are one token each.
+With ``language="es"`` or ``"nl"`` the tokens follow the CoNLL-2002 data that Spanish and
+Dutch models learn from: hyphenated words stay whole ("Castilla-La", "Groot-Brittannië"),
+and so do Spanish percentages ("30%") and the Dutch "'s" of plurals ("foto's").
 """
 
 from __future__ import annotations
@@ -58,8 +71,8 @@ from typing import Any, NamedTuple, overload
 
 from senna.text.invisible import INVISIBLE, INVISIBLE_CHARS, visible, visible_with_offsets
 
-__all__ = ["SpacedTokens", "Token", "plain_split", "pretokenized_tokens", "split_pretokenized",
-           "tokenize"]
+__all__ = ["LANGUAGES", "SpacedTokens", "Token", "plain_split", "pretokenized_tokens",
+           "split_pretokenized", "tokenize"]
 
 
 class Token(NamedTuple):
@@ -121,13 +134,48 @@ _ODD_SPACE = re.compile("[\x1c-\x1f]")  # where str.isspace and syntok disagree 
 # the other one, is invisible and gone before syntok runs)
 # PTB (and NLTK's Treebank tokenizer) split these in two: word -> length of the first part.
 _PTB_SPLITS = {"cannot": 3, "gonna": 3, "gotta": 3, "wanna": 3, "gimme": 3, "lemme": 3}
-# English abbreviations whose period stays on the word (syntok's own list mixes in German
-# and Spanish words such as "art", "de", "so" that more often end a sentence in English).
+# Spanish and Dutch abbreviations (syntok's list has "Sr" and "Sra" but not "Dra", "Cd" or
+# "Ud"): their period stays on the word, and a sentence break syntok puts after one is undone.
+_ES_NL_ABBREVIATIONS = frozenset(
+    "Cd Sr Sra Srta Sres Sras Dr Dra Dres Ud Uds Vd Vds Lic Ing Arq Av Avda Dña Excmo Excma"
+    " Ilmo Ilma Cía Gral Sto Sta pág págs núm aprox tel admón ej"
+    " bijv blz dhr mevr drs ir mr jl ca resp evt incl excl".split()
+)
+# Those of them that come before a name: a surname's particle that syntok takes as starting
+# a sentence ("De" "La") does not end the sentence there ("la Sra. De la Fuente").
+_ES_NL_TITLES = frozenset(
+    "Cd Sr Sra Srta Sres Sras Dr Dra Dres Lic Ing Arq Av Avda Dña Excmo Excma Ilmo Ilma Gral"
+    " Sto Sta dhr mevr drs ir mr".split()
+)
+_NAME_PARTICLES = frozenset("De Del La Las Los Da Der Den Van Von Ter Ten".split())
+# Abbreviations whose period stays on the word: English ones (syntok's own list mixes in
+# German and Spanish words such as "art", "de", "so" that more often end a sentence in
+# English), and the Spanish and Dutch ones above.
 _ABBREVIATIONS = frozenset(
     "Mr Mrs Ms Mssrs Dr Prof Sr Jr St Mt Ft Inc Ltd Co Corp Bros vs etc approx Gen Col Capt"
     " Lt Sgt Sen Rep Gov Pres Rev Hon No Nos fig figs vol Ave Blvd Rd Jan Feb Mar Apr Jun Jul"
     " Aug Sep Sept Oct Nov Dec Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun".split()
-)
+) | _ES_NL_ABBREVIATIONS
+# Spanish dialogue dashes: after "?", "!" or an ellipsis, a dash and a lower-case word go
+# on with the sentence ("—¿Vienes? —preguntó Juan—."), as a lower-case word does there.
+_DIALOGUE_DASHES = frozenset("—–")
+# Words that syntok cuts in pieces and that are one token, in any language: Dutch place
+# names ("'s-Hertogenbosch", "'s-Gravenhage") and contractions ("z'n", "zo'n", "m'n", "d'r",
+# "'t", "'n").  Per language, what the CoNLL-2002 data writes as one token: hyphenated
+# words ("Castilla-La", "Groot-Brittannië"; EWT, hence English, splits them), Spanish
+# percentages ("30%"), and the Dutch "'s" of plurals and possessives ("foto's").  The
+# tokens that tile a match become one.
+_DUTCH_APOSTROPHES = (r"(?<![\w'`])(?:'s-[A-Z]\w*(?:-\w+)*|'[tn]|(?:[zZmM]|[zZ]o)'n|[dD]'r)"
+                      r"(?![\w'`-])")
+_HYPHENATED = r"(?<![\w'`-])\w+(?:-\w+)+(?![\w-])"
+_PERCENT = r"(?<![\w.,])\d[\d.,]*%"
+_APOSTROPHE_S = r"(?<![\w'`-])\w+(?:-\w+)*'s(?![\w'`-])"
+_WORD_JOINS = {
+    "en": re.compile(_DUTCH_APOSTROPHES),
+    "es": re.compile("|".join((_DUTCH_APOSTROPHES, _HYPHENATED, _PERCENT))),
+    "nl": re.compile("|".join((_DUTCH_APOSTROPHES, _APOSTROPHE_S, _HYPHENATED))),
+}
+LANGUAGES = tuple(_WORD_JOINS)
 # PTB clitics split off a word ("John's" -> "'s"); after a space syntok leaves "'" + "s".
 _CLITICS = frozenset({"s", "m", "d", "ll", "ve", "re"})
 # PTB's "'Tis" -> "'T" + "is", "'Twas" -> "'T" + "was" (NLTK's TreebankWordTokenizer too).
@@ -255,42 +303,100 @@ def _repair(text: str, sents: list[list[Span]]) -> list[list[Span]]:
     return fixed
 
 
+def _join_sentences(text: str, sents: list[list[Span]], starters: frozenset[str]
+                    ) -> list[list[Span]]:
+    """Undo syntok's sentence breaks after a Spanish or Dutch abbreviation it does not know
+    ("Cd." "Dra." "pág."), unless a word that starts sentences follows (syntok's own rule
+    for its abbreviations) other than a name's particle after a title ("mevr. De Vries"),
+    and before a dialogue dash that goes on with the sentence."""
+    out: list[list[Span]] = []
+    for sent in sents:
+        if out and (_after_abbreviation(text, out[-1], sent, starters)
+                    or _dialogue_goes_on(text, out[-1], sent)):
+            out[-1].extend(sent)
+        else:
+            out.append(sent)
+    return out
+
+
+def _after_abbreviation(text: str, prev: list[Span], sent: list[Span],
+                        starters: frozenset[str]) -> bool:
+    """Whether `prev` ends with an abbreviation of _ES_NL_ABBREVIATIONS and its period."""
+    if len(prev) < 2 or text[prev[-1][0]:prev[-1][1]] != "." or prev[-2][1] != prev[-1][0]:
+        return False
+    word, first = text[prev[-2][0]:prev[-2][1]], text[sent[0][0]:sent[0][1]]
+    return word in _ES_NL_ABBREVIATIONS and (
+        first not in starters or (word in _ES_NL_TITLES and first in _NAME_PARTICLES))
+
+
+def _dialogue_goes_on(text: str, prev: list[Span], sent: list[Span]) -> bool:
+    """Whether `sent` is a dash and a lower-case word after a "?", "!" or ellipsis ending
+    `prev`: the narrator's words in Spanish dialogue ("—¿Vienes? —preguntó Juan—.")."""
+    last = text[prev[-1][0]:prev[-1][1]]
+    return (len(sent) > 1 and text[sent[0][0]:sent[0][1]] in _DIALOGUE_DASHES
+            and text[sent[1][0]].islower()
+            and (last == "…" or (_is_run_punct(last) and last != ".")))
+
+
+def _join_words(text: str, spans: list[Span], joins: re.Pattern[str]) -> list[Span]:
+    """Merge the tokens that tile a match of `joins` ("z" "'n" -> "z'n")."""
+    ends = {m.start(): m.end() for m in joins.finditer(text, spans[0][0], spans[-1][1])}
+    if not ends:
+        return spans
+    out: list[Span] = []
+    end = -1   # where the match that the last output token started ends
+    for s, e in spans:
+        if out and out[-1][1] == s and e <= end:
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+            end = ends.get(s, -1)
+    return out
+
+
 @functools.cache
-def _syntok() -> tuple[ModuleType, Any]:
-    """syntok's segmenter and our tokenizer, imported when raw text is first tokenised
-    (syntok and its `regex` module take 15 ms to import; -usrtokens input never needs
-    them)."""
+def _syntok() -> tuple[ModuleType, Any, frozenset[str]]:
+    """syntok's segmenter, our tokenizer and the words syntok takes as starting sentences,
+    imported when raw text is first tokenised (syntok and its `regex` module take 15 ms to
+    import; -usrtokens input never needs them)."""
     from syntok import segmenter
+    from syntok._segmentation_states import State
     from syntok.tokenizer import Tokenizer
 
     return segmenter, Tokenizer(emit_hyphen_or_underscore_sep=True,
-                                replace_not_contraction=False)
+                                replace_not_contraction=False), frozenset(State.starters)
 
 
-def tokenize(text: str) -> list[list[Token]]:
+def tokenize(text: str, language: str = "en") -> list[list[Token]]:
     """Split raw text into sentences of PTB-style tokens whose offsets index `text`; a
-    token's text is its slice without invisible characters (senna.text.invisible)."""
+    token's text is its slice without invisible characters (senna.text.invisible).
+    `language` (one of LANGUAGES) picks the conventions of its training data: "es" and
+    "nl" those of CoNLL-2002 (hyphenated words whole; "30%" in Spanish, "foto's" in
+    Dutch); ValueError for another."""
+    joins = _WORD_JOINS.get(language)
+    if joins is None:
+        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}")
     shown, where = visible_with_offsets(text)
-    sents = _tokenize_visible(shown)
+    sents = _tokenize_visible(shown, joins)
     if where is None:
         return sents
     return [[Token(t.text, where(t.start), where(t.end - 1) + 1) for t in sent]
             for sent in sents]
 
 
-def _tokenize_visible(text: str) -> list[list[Token]]:
+def _tokenize_visible(text: str, joins: re.Pattern[str]) -> list[list[Token]]:
     if not text or text.isspace():
         return []
-    segmenter, tokenizer = _syntok()
+    segmenter, tokenizer, starters = _syntok()
     sents: list[list[Span]] = []
     for offset, para in segmenter.preprocess_with_offsets(text):
         if not para or para.isspace():
             continue
         # Tokenise at base 0 and shift: syntok's base_offset pads with offset spaces (quadratic).
-        for sent in segmenter.segment(tokenizer.tokenize(para)):
-            spans = [(offset + t.offset, offset + t.offset + len(t.value)) for t in sent if t.value]
-            if spans:
-                sents.append(_fix_sentence(text, spans))
+        found = [[(offset + t.offset, offset + t.offset + len(t.value)) for t in sent if t.value]
+                 for sent in segmenter.segment(tokenizer.tokenize(para))]
+        sents.extend(_join_words(text, _fix_sentence(text, spans), joins)
+                     for spans in _join_sentences(text, [f for f in found if f], starters))
     if _needs_repair(text, sents):
         sents = _repair(text, sents)
     return [[Token(text[s:e], s, e) for s, e in sent] for sent in sents]
