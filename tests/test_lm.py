@@ -66,6 +66,18 @@ def test_prepared_corpus_is_normalised_padded_and_frequency_ordered(corpus_dir):
                         .split(".") if s.strip())  # words + the sentence's period
 
 
+def test_a_corpus_is_tokenised_by_its_languages_conventions(tmp_path):
+    """Spanish text as CoNLL-2002 tokenises it (hyphenated words whole), so that the
+    language model's dictionary has the words a Spanish tagger reads."""
+    (tmp_path / "es.txt").write_text("El tren Castilla-La Mancha sale hoy.\n")
+    words = {}
+    for language in ("en", "es"):
+        prepare_corpus([tmp_path / "es.txt"], tmp_path / language, workers=1, progress=False,
+                       language=language)
+        words[language] = Corpus(tmp_path / language).words
+    assert "castilla-la" in words["es"] and "castilla-la" not in words["en"]
+
+
 def test_sampler_draws_in_dictionary_centres_and_maps_the_rest_to_rare(corpus_dir):
     c = Corpus(corpus_dir)
     s = WindowSampler(np.asarray(c.ids()), 5)

@@ -14,6 +14,7 @@ from senna.cli.train import TRAIN_PACKAGES
 from senna.features import CLUSTER_SIZES
 from senna.lm.config import DEFAULT_STAGES
 from senna.settings import read_settings
+from senna.text.tokenize import LANGUAGES
 
 
 def _number(text: str) -> int:
@@ -45,6 +46,9 @@ def parser() -> argparse.ArgumentParser:
     pre.add_argument("sources", nargs="+", metavar="FILE",
                      help="text files (.txt, .xz, .gz), one paragraph per line")
     pre.add_argument("--out", required=True, help="corpus directory to write")
+    pre.add_argument("--language", default="en", choices=LANGUAGES,
+                     help="the tokenizer's conventions (those of the tagger's training data "
+                          "for that language; default: en)")
     pre.add_argument("--workers", type=int, default=2,
                      help="tokenising processes (default: 2)")
     pre.add_argument("--heldout-every", type=int, default=100,
@@ -148,7 +152,7 @@ def main(argv: list[str]) -> int:
             if not Path(s).is_file():
                 raise ValueError(f"{s}: no such file")
         out = prepare_corpus(args.sources, args.out, workers=args.workers,
-                             heldout_every=args.heldout_every)
+                             heldout_every=args.heldout_every, language=args.language)
         print(json.dumps(json.loads((out / "corpus.json").read_text())["words"]))
         return 0
     if args.command == "train":

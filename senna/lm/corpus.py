@@ -66,6 +66,7 @@ class Shard:
     heldout_every: int
     pad: int
     out: str
+    language: str = "en"
 
 
 def _prepare_shard(shard: Shard) -> str:
@@ -81,7 +82,7 @@ def _prepare_shard(shard: Shard) -> str:
         split = "heldout" if n % shard.heldout_every == 0 else "train"
         out_ids, out_caps = ids[split], caps[split]
         for para in block:
-            for sent in tokenize(para):
+            for sent in tokenize(para, shard.language):
                 for tok in sent:
                     word = normalize_word(tok.text)
                     i = local.get(word)
@@ -118,8 +119,10 @@ def _read_counts(path: str | os.PathLike) -> tuple[list[str], np.ndarray]:
 
 def prepare_corpus(sources: Sequence[str | os.PathLike], out: str | os.PathLike, *,
                    workers: int = 2, shards_per_file: int | None = None,
-                   heldout_every: int = 100, pad: int = 5, progress: bool = True) -> Path:
-    """Tokenise, normalise and index `sources` into `out` (see module doc); -> `out`."""
+                   heldout_every: int = 100, pad: int = 5, progress: bool = True,
+                   language: str = "en") -> Path:
+    """Tokenise (`language`: senna.text.tokenize), normalise and index `sources` into `out`
+    (see module doc); -> `out`."""
     from tqdm import tqdm
 
     out = Path(out)
@@ -130,7 +133,8 @@ def prepare_corpus(sources: Sequence[str | os.PathLike], out: str | os.PathLike,
     shards = []  # in corpus order: the output follows it
     for p, size in sizes.items():
         count = shards_per_file or max(1, round(16 * size / total))
-        shards += [Shard(p, i, count, heldout_every, pad, str(tmp)) for i in range(count)]
+        shards += [Shard(p, i, count, heldout_every, pad, str(tmp), language)
+                   for i in range(count)]
     done: dict[Shard, str] = {}
     with ProcessPoolExecutor(workers) as pool:
         # longest first, so that the workers finish together
@@ -174,7 +178,7 @@ def prepare_corpus(sources: Sequence[str | os.PathLike], out: str | os.PathLike,
         "vocab_size": len(vocab),
         "words": {s: int((ids[s] != 0).sum()) for s in SPLITS},
         "slots": tokens,
-        "tokenizer": "senna.text.tokenize (syntok + PTB fix-ups)",
+        "tokenizer": f"senna.text.tokenize (syntok + PTB fix-ups), language {language}",
         "normalisation": "senna.text.normalize.normalize_word (lower case, digit runs -> NUMBER)",
     }
     (out / "corpus.json").write_text(json.dumps(meta, indent=2) + "\n")
