@@ -221,6 +221,24 @@ def convert(tags: Sequence[str], target_scheme: str) -> list[str]:
     return spans_to_tags(tags_to_spans(tags), len(tags), target_scheme)
 
 
+def scheme_of(sentences: Iterable[Sequence[str]]) -> str | None:
+    """The scheme a file's tags are written in, read off the tags that open its chunks: any
+    `E-`/`S-` tag means IOBES; else a chunk opened by `I-` counts for IOB1 and one opened by
+    `B-` where IOB1 would write `I-` (not right after a chunk of its type) for IOB2, the
+    larger count winning.  None when no chunk tells (only `O`, or a tie)."""
+    iob1 = iob2 = 0
+    for tags in sentences:
+        if any(split_tag(t)[0] in ("E", "S") for t in tags):
+            return "iobes"
+        end, kind = -1, ""
+        for label, start, stop in tags_to_spans(tags):
+            first = split_tag(tags[start])[0]
+            iob1 += first == "I"
+            iob2 += first == "B" and (start, label) != (end, kind)
+            end, kind = stop, label
+    return None if iob1 == iob2 else "iob1" if iob1 > iob2 else "iob2"
+
+
 def _parse_bracket_token(i: int, token: str) -> tuple[list[str], list[str]]:
     """`(A0*` -> (['A0'], []); `*)` -> ([], ['']); `*A0)` (CoNLL-2004 style) -> ([], ['A0'])."""
     match = _BRACKET_TOKEN.match(token)

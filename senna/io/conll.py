@@ -87,7 +87,12 @@ def _iter_blocks(
     docstart: bool = False,
     comments: bool = False,
 ) -> Iterator[Block]:
-    """Group lines into sentences, tracking ``-DOCSTART-`` document boundaries."""
+    """Group lines into sentences, tracking ``-DOCSTART-`` document boundaries.
+
+    The documents are the ``-DOCSTART-`` blocks; in a file without any (or read without
+    ``docstart``) each sentence is a document of its own, as for text tagged without
+    documents: so a vote over each document (senna.decode.documents) never spans a file."""
+    docstart = docstart and has_docstart(lines)
     doc, doc_used = 0, False
     nums: list[int] = []
     rows: list[Row] = []
@@ -97,6 +102,7 @@ def _iter_blocks(
             if rows and not line:
                 yield doc, nums, rows
                 nums, rows, doc_used = [], [], True
+                doc += not docstart
             continue
         fields = _split(line, sep)
         if docstart and fields[0] == DOCSTART:
@@ -116,6 +122,11 @@ def _iter_blocks(
         rows.append(fields)
     if rows:
         yield doc, nums, rows
+
+
+def has_docstart(lines: Iterable[str]) -> bool:
+    """Does a file have ``-DOCSTART-`` lines (documents)?"""
+    return any(line.split(None, 1)[:1] == [DOCSTART] for line in lines)
 
 
 def _no_sentences(path: PathLike, lines: Sequence[str]) -> DataFormatError:
@@ -238,9 +249,10 @@ def read_conllu(path: PathLike) -> list[Sentence]:
     """CoNLL-U: FORM becomes the word; LEMMA … MISC become columns; ``#`` comments skipped."""
     lines = _read_lines(path)
     out: list[Sentence] = []
-    for _doc, nums, rows in _iter_blocks(path, lines, "\t", comments=True):
+    for doc, nums, rows in _iter_blocks(path, lines, "\t", comments=True):
         sentence = _conllu_sentence(path, nums, rows)
         if sentence is not None:
+            sentence.doc = doc
             out.append(sentence)
     if not out:
         raise _no_sentences(path, lines)
@@ -317,6 +329,8 @@ def read_srl(path: PathLike) -> list[Sentence]:
     """CoNLL-2005 SRL ``WORD POS PARSE PRED ARGS1..ARGSn``, tab separated."""
     lines = _read_lines(path)
     out = [_srl_sentence(path, nums, rows) for _doc, nums, rows in _iter_blocks(path, lines, "\t")]
+    for doc, sentence in enumerate(out):
+        sentence.doc = doc
     if not out:
         raise _no_sentences(path, lines)
     return out
@@ -485,3 +499,23 @@ def split_train_dev(sentences: Iterable, dev_fraction: float = 0.1) -> tuple[lis
         n_dev = 1
     cut = len(items) - n_dev
     return items[:cut], items[cut:]
+
+
+# Separators of the column formats `write_dataset` writes (the others split on whitespace).
+_TAB_FORMATS = ("tagged", "pt0")
+
+
+def write_dataset(sentences: Sequence[Sentence], path_or_file: PathLike | TextIO, fmt: str,
+                  names: Sequence[str], docstart: bool = False) -> None:
+    """Write sentences in format ``fmt`` so that ``read_dataset(path, fmt)`` reads them back:
+    ``names`` are the columns after the word, as the format's reader names them;
+    ``docstart``: a ``-DOCSTART-`` line opens each document (CoNLL-2002/2003 files)."""
+    if fmt == "srl":
+        write_srl(sentences, path_or_file)
+        return
+    if fmt not in _READERS or fmt in ("conllu", "predicates"):
+        writable = [f for f in FORMATS if f not in ("conllu", "predicates")]
+        raise DataFormatError(f"cannot write format {fmt!r} (expected one of "
+                              f"{', '.join(writable)})")
+    write_columns(sentences, path_or_file, names, "\t" if fmt in _TAB_FORMATS else " ",
+                  docstart and fmt in ("conll2002", "conll2003"))
