@@ -26,6 +26,7 @@ from senna.features import Featurizer, Gazetteer, GazetteerFeature, Lexicon, Wor
 from senna.io.checkpoint import SavedModel, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import Tagger, bind_spellings, build_network, fan_in, load_weights
+from senna.scoring import file_scheme
 from senna.tasks import TaskSpec
 from senna.train.adversarial import with_adversary
 from senna.train.averaging import AVERAGE_DIR, WeightAverage, score_epoch
@@ -35,6 +36,7 @@ from senna.train.data import Batch, Example, batches, make_examples
 from senna.train.distill import attach_teacher_scores, distillation_loss, load_teachers
 from senna.train.setup import initial_embeddings, word_vocab
 from senna.train.silver import SOURCE_SUFFIX
+from senna.train.summary import start_summary
 from senna.vocab import TagSet, Vocab
 
 
@@ -61,7 +63,7 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
                         stack_hidden=cfg.stack_hidden, chars=featurizer.net_shapes())
     torch.manual_seed(cfg.seed)
     net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
-    info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
+    info = {"scheme": task.scheme, "source_scheme": file_scheme(task, train_sents),
             "training": {"config": asdict(cfg), "command": command_line()}}
     for key, path in (("train_source", cfg.train), ("extra_train_source", cfg.extra_train)):
         source = Path(f"{path}{SOURCE_SUFFIX}")   # a file senna.train.silver wrote
@@ -187,9 +189,10 @@ class Member:
                ) -> Member:
         """A task's network and examples from its (train, dev) sentences."""
         net, saved = build(cfg, spec, data[0], words, vocabs)
+        dev_examples = make_examples(spec, data[1], saved.featurizer)
+        tqdm.write(start_summary(key or spec.name, saved, data, dev_examples))
         return cls(spec, cfg, net, saved, data[1],
-                   training_examples(cfg, spec, data[0], saved),
-                   make_examples(spec, data[1], saved.featurizer), key=key)
+                   training_examples(cfg, spec, data[0], saved), dev_examples, key=key)
 
     @property
     def name(self) -> str:
