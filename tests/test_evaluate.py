@@ -305,7 +305,7 @@ def test_evaluate_out_keeps_documents_and_srl_brackets(capsys, models, tmp_path)
                                   str(pred)]) == (0, report, "")
 
 
-def test_evaluate_needs_a_task_with_pred_and_a_model_with_out(capsys, tmp_path):
+def test_evaluate_needs_a_task_with_pred_and_a_model_with_out(capsys, models, tmp_path):
     from conftest import FIX
 
     gold = str(FIX / "conll2000_sample.txt")
@@ -314,6 +314,9 @@ def test_evaluate_needs_a_task_with_pred_and_a_model_with_out(capsys, tmp_path):
     code, _, err = _evaluate(capsys, ["--task", "chunk", "--gold", gold, "--pred", gold,
                                       "--out", str(tmp_path / "x")])
     assert code == 2 and "--out writes a model's predictions" in err
+    code, _, err = _evaluate(capsys, ["--task", "ner", "--model", str(models / "ner"), "--gold",
+                                      gold, "--format", "conllu", "--out", str(tmp_path / "x")])
+    assert code == 2 and "--out writes conll2000, " in err and "not conllu" in err
 
 
 def test_training_dev_score_votes_one_type_per_name_in_each_document(monkeypatch):

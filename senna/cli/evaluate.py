@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from senna.cli.args import Parser, UsageError
-from senna.io.conll import has_docstart, read_dataset, write_dataset
+from senna.io.conll import WRITABLE, has_docstart, read_dataset, write_dataset
 from senna.scoring import file_scheme, group_roles, score_predictions
 from senna.tags import convert
 from senna.tasks import TASKS, TaskSpec, get_task
@@ -101,6 +101,9 @@ def main(argv: list[str]) -> int:
         raise UsageError("--task is needed with --pred (a model names its own)",
                          "senna evaluate")
     fmt = a.format or recorded.get("training", {}).get("config", {}).get("format") or task.fmt
+    if a.out and fmt not in WRITABLE:
+        raise UsageError(f"--out writes {', '.join(WRITABLE)} files, not {fmt}",
+                         "senna evaluate")
     gold = read_dataset(a.gold, fmt)
     names = list(gold[0].columns)
     if a.extra_columns:

@@ -501,7 +501,8 @@ def split_train_dev(sentences: Iterable, dev_fraction: float = 0.1) -> tuple[lis
     return items[:cut], items[cut:]
 
 
-# Separators of the column formats `write_dataset` writes (the others split on whitespace).
+# The formats `write_dataset` writes, and those of them separated by tabs.
+WRITABLE = tuple(f for f in FORMATS if f not in ("conllu", "predicates"))
 _TAB_FORMATS = ("tagged", "pt0")
 
 
@@ -513,9 +514,8 @@ def write_dataset(sentences: Sequence[Sentence], path_or_file: PathLike | TextIO
     if fmt == "srl":
         write_srl(sentences, path_or_file)
         return
-    if fmt not in _READERS or fmt in ("conllu", "predicates"):
-        writable = [f for f in FORMATS if f not in ("conllu", "predicates")]
+    if fmt not in WRITABLE:
         raise DataFormatError(f"cannot write format {fmt!r} (expected one of "
-                              f"{', '.join(writable)})")
+                              f"{', '.join(WRITABLE)})")
     write_columns(sentences, path_or_file, names, "\t" if fmt in _TAB_FORMATS else " ",
                   docstart and fmt in ("conll2002", "conll2003"))
