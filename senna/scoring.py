@@ -6,12 +6,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from senna.evaluate import accuracy, chunk_scores, format_conlleval, format_srl_eval, srl_scores
-from senna.tags import convert, tags_to_brackets
+from senna.tags import convert, scheme_of, tags_to_brackets
 from senna.tasks import TaskSpec
 
 
 def gold_tags(task: TaskSpec, sentences: Sequence) -> list[list[str]]:
     return [s.columns[task.target] for s in sentences]
+
+
+def file_scheme(task: TaskSpec, sentences: Sequence, default: str | None = None) -> str:
+    """The tag scheme of a span task's gold sentences as read off their tags (IOB2 data for
+    a task whose files are usually IOB1 is IOB2), else `default` (a model's record), else
+    the task's."""
+    return (scheme_of(gold_tags(task, sentences)) if task.metric == "chunk" else None) \
+        or default or task.source_scheme
 
 
 def group_roles(sentences: Sequence, predicted: Sequence[Sequence[str]]) -> list[list[list[str]]]:
@@ -24,16 +32,17 @@ def group_roles(sentences: Sequence, predicted: Sequence[Sequence[str]]) -> list
     return out
 
 
-def score_predictions(task: TaskSpec, sentences: Sequence,
-                      predicted: Sequence[Sequence[str]]) -> tuple[dict, str]:
-    """predicted: per sentence (per predicate for SRL) tags in the network's scheme.
-    -> ({"score": main metric in %, ...}, report text)."""
+def score_predictions(task: TaskSpec, sentences: Sequence, predicted: Sequence[Sequence[str]],
+                      scheme: str | None = None) -> tuple[dict, str]:
+    """predicted: per sentence (per predicate for SRL) tags in any scheme (the network's).
+    Token accuracy compares tags in the gold file's scheme (`scheme`; default: read off the
+    gold tags, `file_scheme`).  -> ({"score": main metric in %, ...}, report text)."""
     if task.metric == "accuracy":
         acc = 100 * accuracy(gold_tags(task, sentences), predicted)
         n = sum(len(s.words) for s in sentences)
         return {"score": acc}, f"processed {n} tokens; accuracy: {acc:6.2f}%"
     if task.metric == "chunk":
-        pred = [convert(p, task.source_scheme) for p in predicted]
+        pred = [convert(p, scheme or file_scheme(task, sentences)) for p in predicted]
         r = chunk_scores(gold_tags(task, sentences), pred)
         return ({"score": r.f1, "precision": r.precision, "recall": r.recall},
                 format_conlleval(r))

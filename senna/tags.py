@@ -321,6 +321,17 @@ def _first_error(columns: Sequence[Sequence[str]], what: str, prefixes: str) -> 
     raise SchemeError(f"tags mix {what}, e.g. {columns[i][j]!r}", (i, j))
 
 
+def scheme_of(columns: Iterable[Sequence[str]]) -> str | None:
+    """The span scheme a file's tag columns are written in (`detect_scheme`), or None when
+    they tell none: plain labels, only O, or tags that fit no scheme (a scorer then goes by
+    the model's record)."""
+    try:
+        scheme = detect_scheme(list(columns))
+    except SchemeError:
+        return None
+    return None if scheme == "tags" else scheme
+
+
 def _parse_bracket_token(i: int, token: str) -> tuple[list[str], list[str]]:
     """`(A0*` -> (['A0'], []); `*)` -> ([], ['']); `*A0)` (CoNLL-2004 style) -> ([], ['A0'])."""
     match = _BRACKET_TOKEN.match(token)

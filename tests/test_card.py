@@ -101,3 +101,29 @@ def test_a_run_started_by_python_m_senna_records_its_command(tmp_path):
     command = shlex.join(["senna", *args])
     assert config_of(out)["training"]["command"] == command
     assert f"    python -m {command}\n" in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
+
+
+def test_the_licence_line_is_the_runs_else_the_built_in_datas_else_not_stated():
+    """A model trained under a built-in task's name on other data (Spanish NER) does not
+    claim the licence of the task's own data."""
+    config = copy.deepcopy(shipped_config("chunk"))
+    own = "CoNLL-2000 shared task data"
+    assert f"Licence of the data: {own}" in card_text(config)
+    settings = config["training"]["config"]
+    settings["train"] = "/elsewhere/data/conll2000/train.txt"   # the same file elsewhere
+    assert f"Licence of the data: {own}" in card_text(config)
+    settings["train"] = "../shared/data/conll2002/esp.train"
+    assert "- Licence of the data: not stated" in card_text(config)
+    settings["licence"] = "CC BY 4.0"
+    assert "- Licence of the data: CC BY 4.0\n" in card_text(config)
+    ner = shipped_config("ner")   # silver data made from the task's own training file
+    assert "Licence of the data: CoNLL-2003 English (Reuters)" in card_text(ner)
+    ner["training"]["train_source"]["gold"] = "../shared/data/conll2002/esp.train"
+    assert "Licence of the data: not stated" in card_text(ner)
+
+
+def test_a_licence_must_be_one_line(capsys):
+    from conftest import BASE, bad_settings
+
+    err = bad_settings(capsys, [*BASE, "--licence", "a\nb"])
+    assert "--licence must be one line of text" in err

@@ -207,3 +207,131 @@ def test_evaluate_refuses_predictions_of_other_words(capsys, tmp_path):
     assert f"{pred}: sentence 2, token 2 is 'walked', the gold file has 'talked'" in err
     pred.write_text(gold.read_text())
     assert _evaluate(capsys, ["--task", "chunk", "--gold", str(gold), "--pred", str(pred)])[0] == 0
+
+
+# --- senna evaluate = training's dev score ---------------------------------------------
+
+
+def _iob2_without_documents(tmp_path):
+    """ner_small.conll as a user's NER data: IOB2 tags, no -DOCSTART- lines, cut in a
+    training and a dev file."""
+    from conftest import FIX
+
+    from senna.io.conll import read_conll2003, write_columns
+    from senna.tags import convert
+
+    sents = read_conll2003(FIX / "ner_small.conll")
+    for s in sents:
+        s.columns["ner"] = convert(s.columns["ner"], "iob2")
+    cut = len(sents) * 2 // 3
+    paths = tmp_path / "train.iob2", tmp_path / "dev.iob2"
+    for part, path in zip((sents[:cut], sents[cut:]), paths, strict=True):
+        write_columns(part, path, ("pos", "chunk", "ner"))
+    return paths
+
+
+@pytest.fixture(scope="module")
+def iob2_model(tmp_path_factory):
+    """A tiny NER model trained on IOB2 data without documents: (model dir, dev file)."""
+    pytest.importorskip("torch")
+    from conftest import small_config
+
+    from senna.train.loop import train
+
+    tmp = tmp_path_factory.mktemp("iob2")
+    train_file, dev_file = _iob2_without_documents(tmp)
+    cfg = small_config(tmp, "ner-window-sll", train=str(train_file), dev=str(dev_file),
+                       epochs=3)
+    train(cfg)
+    return tmp / "ner-window-sll", dev_file
+
+
+def test_evaluate_prints_the_dev_score_training_recorded(capsys, iob2_model):
+    """No --task, no --format: the model's; the same documents and vote as training."""
+    import json
+
+    model, dev = iob2_model
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    assert config["source_scheme"] == "iob2"   # read off the training file's tags
+    code, out, _ = _evaluate(capsys, ["--model", str(model), "--data", str(dev)])
+    assert code == 0
+    assert f"FB1: {config['dev']['score']:6.2f}\n" in out.splitlines(keepends=True)[1]
+
+
+def test_gold_against_itself_is_100_percent_on_iob2(capsys, iob2_model):
+    """Token accuracy compares tags in the file's scheme (IOB2), not NER's usual IOB1."""
+    _, dev = iob2_model
+    code, out, _ = _evaluate(capsys, ["--task", "ner", "--gold", str(dev), "--pred", str(dev)])
+    assert code == 0
+    assert "accuracy: 100.00%; precision: 100.00%; recall: 100.00%; FB1: 100.00" in out
+
+
+def test_evaluate_out_round_trips(capsys, iob2_model, tmp_path):
+    """--out writes the gold file with the model's tags, in IOB2; scoring that file as a
+    prediction file gives the same report."""
+    from senna.io.conll import read_dataset
+    from senna.tags import scheme_of
+
+    model, dev = iob2_model
+    pred = tmp_path / "pred.iob2"
+    code, report, _ = _evaluate(capsys, ["--model", str(model), "--data", str(dev),
+                                         "--out", str(pred)])
+    assert code == 0
+    written, gold = read_dataset(pred, "conll2003"), read_dataset(dev, "conll2003")
+    assert [s.words for s in written] == [s.words for s in gold]
+    assert [(s.columns["pos"], s.columns["chunk"]) for s in written] == \
+        [(s.columns["pos"], s.columns["chunk"]) for s in gold]
+    assert scheme_of([s.columns["ner"] for s in written]) in ("iob2", None)
+    assert "-DOCSTART-" not in pred.read_text(encoding="utf-8")
+    assert _evaluate(capsys, ["--task", "ner", "--gold", str(dev), "--pred", str(pred)]) == \
+        (0, report, "")
+
+
+def test_evaluate_out_keeps_documents_and_srl_brackets(capsys, models, tmp_path):
+    from conftest import FIX
+
+    from senna.io.conll import read_dataset
+
+    pt0 = ["--extra-columns", str(FIX / "ewt_sample.pt0")]
+    for task, gold, fmt, more in (("ner", FIX / "ner_small.conll", "conll2003", []),
+                                  ("srl", FIX / "ewt_sample.verbs-args.conll", "srl", pt0)):
+        pred = tmp_path / f"{task}.out"
+        code, report, _ = _evaluate(capsys, ["--model", str(models / task), "--data",
+                                             str(gold), "--out", str(pred), *more])
+        assert code == 0
+        assert [s.doc for s in read_dataset(pred, fmt)] == [s.doc for s in
+                                                            read_dataset(gold, fmt)]
+        assert _evaluate(capsys, ["--task", task, "--gold", str(gold), "--pred",
+                                  str(pred)]) == (0, report, "")
+
+
+def test_evaluate_needs_a_task_with_pred_and_a_model_with_out(capsys, models, tmp_path):
+    from conftest import FIX
+
+    gold = str(FIX / "conll2000_sample.txt")
+    code, _, err = _evaluate(capsys, ["--gold", gold, "--pred", gold])
+    assert code == 2 and "--task is needed with --pred" in err and err.count("\n") == 1
+    code, _, err = _evaluate(capsys, ["--task", "chunk", "--gold", gold, "--pred", gold,
+                                      "--out", str(tmp_path / "x")])
+    assert code == 2 and "--out writes a model's predictions" in err
+    code, _, err = _evaluate(capsys, ["--task", "ner", "--model", str(models / "ner"), "--gold",
+                                      gold, "--format", "conllu", "--out", str(tmp_path / "x")])
+    assert code == 2 and "--out writes conll2000, " in err and "not conllu" in err
+
+
+def test_training_dev_score_votes_one_type_per_name_in_each_document(monkeypatch):
+    """The dev score is computed on the tags users get: "Smith" takes the type of "John
+    Smith" within a document, not across documents."""
+    from senna.document import Sentence
+    from senna.tasks import get_task
+    from senna.train import scoring
+
+    words = [["John", "Smith", "won"], ["Smith", "lost"], ["Smith", "won"], ["Smith", "won"]]
+    gold = [["B-PER", "I-PER", "O"], ["B-PER", "O"], ["B-PER", "O"], ["B-ORG", "O"]]
+    predicted = [["B-PER", "E-PER", "O"], ["S-ORG", "O"], ["S-PER", "O"], ["S-ORG", "O"]]
+    dev = [Sentence(w, {"ner": g}, doc=d)
+           for w, g, d in zip(words, gold, (0, 0, 0, 1), strict=True)]
+    monkeypatch.setattr(scoring, "predict_tags", lambda *a: [list(t) for t in predicted])
+    score = scoring.evaluate_model(None, None, get_task("ner"), dev, [])
+    # document 0 votes "Smith" PER; document 1's stays ORG (without the vote: 75)
+    assert score["score"] == 100.0

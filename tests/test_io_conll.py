@@ -54,7 +54,17 @@ def test_read_conll2000() -> None:
         "chunk": ["B-NP", "B-NP", "I-NP", "I-NP"],
     }
     assert sents[2].columns["chunk"][4] == "B-PRT"
-    assert {s.doc for s in sents} == {0}
+    assert [s.doc for s in sents] == [0, 1, 2]   # no -DOCSTART-: a document per sentence
+
+
+def test_a_file_without_docstart_has_a_document_per_sentence(tmp_path: Path) -> None:
+    """Else the one-type-per-name vote (senna.decode.documents) ran over a whole file."""
+    text = (FIX / "conll2003_sample.txt").read_text(encoding="utf-8")
+    plain = "\n".join(line for line in text.split("\n") if not line.startswith("-DOCSTART-"))
+    sents = read_conll2003(_write(tmp_path, plain))
+    assert [s.doc for s in sents] == [0, 1, 2]
+    assert [s.doc for s in read_conllu(FIX / "ud_sample.conllu")][:2] == [0, 1]
+    assert [s.doc for s in read_srl(FIX / "srl_small.conll")][:2] == [0, 1]
 
 
 def test_read_conll2003_documents() -> None:

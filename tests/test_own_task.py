@@ -115,3 +115,20 @@ def test_tags_fitting_no_scheme_name_their_line(tmp_path, capsys):
                  str(bad), "--out", str(tmp_path / "m"), "--epochs", "1"]) == 1
     err = capsys.readouterr().err
     assert f"{bad}:5: tag 'I-PER' does not fit the IOB2 scheme" in err, err
+
+
+def test_evaluate_prints_trainings_dev_score_and_writes_the_layout(model, tmp_path, capsys):
+    """No --task, no --format: the model knows both; --out writes the file's own columns
+    (the column not read kept), which the same layout reads back."""
+    from senna.io.conll import read_dataset
+
+    config = json.loads((model / "config.json").read_text())
+    capsys.readouterr()
+    out = tmp_path / "pred.txt"
+    assert main(["evaluate", "--model", str(model), "--data", str(DATA), "--out", str(out)]) == 0
+    report = capsys.readouterr().out
+    assert f"FB1: {config['dev']['score']:6.2f}" in report, report
+    gold, written = (read_dataset(p, "columns:word,_,dates") for p in (DATA, out))
+    assert [s.words for s in written] == [s.words for s in gold]
+    assert [s.columns["_1"] for s in written] == [s.columns["_1"] for s in gold]
+    assert all(t[:2] in ("O", "B-", "I-") for s in written for t in s.columns["dates"])

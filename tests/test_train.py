@@ -316,3 +316,35 @@ def test_averaged_weights_are_saved_scored_and_resume_exactly(tmp_path):
     examples = make_examples(task, sents, saved.featurizer)
     assert evaluate_model(saved, net, task, sents, examples)["score"] == pytest.approx(
         state["best"]["ner"]["score"])
+
+
+def test_a_run_starts_with_a_summary_of_its_data_and_records_its_licence(tmp_path, capsys):
+    """Sentences and tokens read, the tag set, the dev tags training never saw (named), the
+    dictionary's cover of dev and the features, printed once before epoch 1; --licence
+    goes into the model's settings and card."""
+    import json
+
+    dev = tmp_path / "dev.conll"
+    text = (FIX / "ner_small.conll").read_text(encoding="utf-8").split("\n\n")
+    dev.write_text("\n\n".join(text[:3]).replace("I-ORG", "I-FOO") + "\n", encoding="utf-8")
+    cfg = small_config(tmp_path, "ner-window-sll", dev=str(dev), epochs=1,
+                       licence="CC BY 4.0 (my annotations)")
+    train(cfg)
+    out = capsys.readouterr().out.splitlines()
+    train_sents, dev_sents = load_splits(cfg, get_task("ner"))
+    saved = load_model(cfg.out)
+    n_tokens = sum(len(s.words) for s in dev_sents)
+    first, second = out[0], out[1]
+    assert first.startswith(f"ner: train {len(train_sents):,} sentences ("
+                            f"{sum(len(s.words) for s in train_sents):,} tokens), dev "
+                            f"{len(dev_sents):,} sentences ({n_tokens:,} tokens); "
+                            f"{len(saved.tags)} tags; ")
+    assert "dev tags not in training, cannot be learnt: " in first and "S-FOO" in first
+    assert second.startswith(f"ner: dictionary {len(saved.featurizer.vocabs['word']):,} "
+                             "words, ")
+    assert second.endswith("; features word, caps")
+    assert sum(line.startswith("ner: train ") for line in out) == 1
+    config = json.loads((Path(cfg.out) / "config.json").read_text(encoding="utf-8"))
+    assert config["training"]["config"]["licence"] == "CC BY 4.0 (my annotations)"
+    card = (Path(cfg.out) / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert "- Licence of the data: CC BY 4.0 (my annotations)\n" in card

@@ -1,27 +1,37 @@
 """`senna evaluate`: score a model on a data file, or a prediction file against a gold file,
-printing what conlleval / srl-eval print (accuracy for POS)."""
+printing what conlleval / srl-eval print (accuracy for POS).  With --model, the task, the
+file format and the files' tag scheme are the model's (--task and --format override them),
+and the score is the dev score its training recorded when the file is its dev file."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+from pathlib import Path
 
-from senna.cli.args import Parser
-from senna.io.conll import read_dataset
-from senna.scoring import score_predictions
-from senna.tasks import TASKS, get_task
+from senna.cli.args import Parser, UsageError
+from senna.io.conll import WRITABLE, has_docstart, read_dataset, write_dataset
+from senna.scoring import file_scheme, group_roles, score_predictions
+from senna.tags import convert
+from senna.tasks import LAYOUT, TASKS, TaskSpec, get_task
 
 
 def parser() -> argparse.ArgumentParser:
     p = Parser(prog="senna evaluate", description=__doc__)
-    p.add_argument("--task", required=True, choices=sorted(TASKS))
+    p.add_argument("--task", choices=sorted(TASKS),
+                   help="the task (default: the model's; needed with --pred)")
     p.add_argument("--data", "--gold", dest="gold", required=True,
                    help="gold file in the task's format")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", help="model directory to run on the gold file's words")
     src.add_argument("--pred", help="predicted file, same format and sentences as the gold")
-    p.add_argument("--format", help="reader format (default: the task's)")
+    p.add_argument("--format", help="reader format (default: the model's training files', "
+                                    "else the task's)")
     p.add_argument("--extra-columns", help="file whose tag column the model reads (PT0 for SRL)")
+    p.add_argument("--out", help="with --model: write its predictions here, laid out as the "
+                                 "gold file with the tags replaced (in the file's scheme), "
+                                 "for another scorer to check")
     return p
 
 
@@ -50,24 +60,65 @@ def predicted_from_file(task, gold: list, path: str, fmt: str) -> list[list[str]
     return [s.columns[task.target] for s in pred]
 
 
+def model_task(given: str | None, model, path: str) -> TaskSpec:
+    """The model's task; a --task naming another is an error (its model would be scored
+    against the wrong column)."""
+    task = get_task(given or model.task)
+    if model.task != task.name:
+        raise ValueError(f"{path} holds a {model.task} model, not a {task.name} model: "
+                         f"pass --task {model.task}, or a {task.name} model")
+    return task
+
+
+def write_predictions(task: TaskSpec, gold: list, predicted: list, fmt: str, scheme: str,
+                      names: list[str], gold_path: str, out: str) -> None:
+    """The gold sentences with their tags replaced by `predicted` (the network's scheme),
+    in `scheme`, written in the gold file's format and columns."""
+    if task.per_predicate:
+        rows = [replace(s, roles=cols) for s, cols in zip(gold, group_roles(gold, predicted),
+                                                         strict=True)]
+    else:
+        rows = [replace(s, columns={**s.columns, task.target:
+                                    convert(p, scheme) if task.metric == "chunk" else list(p)})
+                for s, p in zip(gold, predicted, strict=True)]
+    lines = Path(gold_path).read_text(encoding="utf-8-sig", errors="replace").split("\n")
+    write_dataset(rows, out, fmt, names, docstart=has_docstart(lines))
+
+
 def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
-    task = get_task(a.task)
-    fmt = a.format or task.fmt
+    if a.out and not a.model:
+        raise UsageError("--out writes a model's predictions: give --model", "senna evaluate")
+    model, recorded = None, {}
+    if a.model:
+        from senna.runtime.model import TaskModel
+        model = TaskModel.load(a.model)
+        recorded = model.saved.info
+        task = model_task(a.task, model, a.model)
+    elif a.task:
+        task = get_task(a.task)
+    else:
+        raise UsageError("--task is needed with --pred (a model names its own)",
+                         "senna evaluate")
+    settings = recorded.get("training", {}).get("config", {})
+    fmt = a.format or settings.get("format") or \
+        (LAYOUT + settings["columns"] if settings.get("columns") else task.fmt)
+    if a.out and fmt not in WRITABLE and not fmt.startswith(LAYOUT):
+        raise UsageError(f"--out writes {', '.join(WRITABLE)} files, not {fmt}",
+                         "senna evaluate")
     gold = read_dataset(a.gold, fmt)
+    names = list(gold[0].columns)
     if a.extra_columns:
         from senna.datasets import attach_columns
         attach_columns(gold, a.extra_columns)
-    if a.pred:
+    if model is None:
         predicted = predicted_from_file(task, gold, a.pred, fmt)
     else:
-        from senna.runtime.model import TaskModel
         from senna.runtime.predict import predict_gold_inputs
-        model = TaskModel.load(a.model)
-        if model.task != task.name:
-            raise ValueError(f"{a.model} holds a {model.task} model, not a {task.name} model: "
-                             f"pass --task {model.task}, or a {task.name} model")
         predicted = predict_gold_inputs(model, task, gold)
-    _, report = score_predictions(task, gold, predicted)
+    scheme = file_scheme(task, gold, recorded.get("source_scheme"))
+    _, report = score_predictions(task, gold, predicted, scheme)
+    if a.out:
+        write_predictions(task, gold, predicted, fmt, scheme, names, a.gold, a.out)
     sys.stdout.write(report.rstrip("\n") + "\n")
     return 0

@@ -89,7 +89,12 @@ def _iter_blocks(
     docstart: bool = False,
     comments: bool = False,
 ) -> Iterator[Block]:
-    """Group lines into sentences, tracking ``-DOCSTART-`` document boundaries."""
+    """Group lines into sentences, tracking ``-DOCSTART-`` document boundaries.
+
+    The documents are the ``-DOCSTART-`` blocks; in a file without any (or read without
+    ``docstart``) each sentence is a document of its own, as for text tagged without
+    documents: so a vote over each document (senna.decode.documents) never spans a file."""
+    docstart = docstart and has_docstart(lines)
     doc, doc_used = 0, False
     nums: list[int] = []
     rows: list[Row] = []
@@ -99,6 +104,7 @@ def _iter_blocks(
             if rows and not line:
                 yield doc, nums, rows
                 nums, rows, doc_used = [], [], True
+                doc += not docstart
             continue
         fields = _split(line, sep)
         if docstart and fields[0] == DOCSTART:
@@ -118,6 +124,11 @@ def _iter_blocks(
         rows.append(fields)
     if rows:
         yield doc, nums, rows
+
+
+def has_docstart(lines: Iterable[str]) -> bool:
+    """Does a file have ``-DOCSTART-`` lines (documents)?"""
+    return any(line.split(None, 1)[:1] == [DOCSTART] for line in lines)
 
 
 def _no_sentences(path: PathLike, lines: Sequence[str]) -> DataFormatError:
@@ -240,9 +251,10 @@ def read_conllu(path: PathLike) -> list[Sentence]:
     """CoNLL-U: FORM becomes the word; LEMMA … MISC become columns; ``#`` comments skipped."""
     lines = _read_lines(path)
     out: list[Sentence] = []
-    for _doc, nums, rows in _iter_blocks(path, lines, "\t", comments=True):
+    for doc, nums, rows in _iter_blocks(path, lines, "\t", comments=True):
         sentence = _conllu_sentence(path, nums, rows)
         if sentence is not None:
+            sentence.doc = doc
             out.append(sentence)
     if not out:
         raise _no_sentences(path, lines)
@@ -319,6 +331,8 @@ def read_srl(path: PathLike) -> list[Sentence]:
     """CoNLL-2005 SRL ``WORD POS PARSE PRED ARGS1..ARGSn``, tab separated."""
     lines = _read_lines(path)
     out = [_srl_sentence(path, nums, rows) for _doc, nums, rows in _iter_blocks(path, lines, "\t")]
+    for doc, sentence in enumerate(out):
+        sentence.doc = doc
     if not out:
         raise _no_sentences(path, lines)
     return out
@@ -412,11 +426,34 @@ def read_layout(path: PathLike, spec: str) -> list[Sentence]:
                     f"got {len(row)}: {_show(row, None)})", path, num)
         cols = list(zip(*rows, strict=True))
         words = list(cols[names.index("word")])
-        out.append(Sentence(words, {n: list(c) for n, c in zip(names, cols, strict=True)
-                                    if n not in ("word", SKIP)}, doc=doc))
+        out.append(Sentence(words, {_column_name(n, k): list(c)
+                                    for k, (n, c) in enumerate(zip(names, cols, strict=True))
+                                    if n != "word"}, doc=doc))
     if not out:
         raise _no_sentences(path, lines)
     return out
+
+
+def _column_name(name: str, k: int) -> str:
+    """A layout column's key in `Sentence.columns`: its name; the k-th column not read is
+    kept as `_k`, so that a file written back (`write_layout`) keeps it."""
+    return f"{SKIP}{k}" if name == SKIP else name
+
+
+def write_layout(sentences: Iterable[Sentence], path_or_file: PathLike | TextIO, spec: str,
+                 docstart: bool = False) -> None:
+    """Sentences read by `read_layout(spec)`, written back in their columns' order,
+    tab-separated (`docstart`: a -DOCSTART- line before each document)."""
+    names = layout_columns(spec)
+    with _open_out(path_or_file) as out:
+        previous: int | None = None
+        for k, s in enumerate(sentences):
+            if docstart and s.doc != previous:
+                out.write(DOCSTART + "\n\n")
+                previous = s.doc
+            cols = [s.words if n == "word" else s.columns[_column_name(n, j)]
+                    for j, n in enumerate(names)]
+            out.write(_format_rows(cols, "\t", f"sentence {k}"))
 
 
 def read_dataset(path: PathLike, fmt: str | None = None) -> list[Sentence]:
@@ -538,3 +575,26 @@ def split_train_dev(sentences: Iterable, dev_fraction: float = 0.1) -> tuple[lis
         n_dev = 1
     cut = len(items) - n_dev
     return items[:cut], items[cut:]
+
+
+# The formats `write_dataset` writes, and those of them separated by tabs.
+WRITABLE = tuple(f for f in FORMATS if f not in ("conllu", "predicates"))
+_TAB_FORMATS = ("tagged", "pt0")
+
+
+def write_dataset(sentences: Sequence[Sentence], path_or_file: PathLike | TextIO, fmt: str,
+                  names: Sequence[str], docstart: bool = False) -> None:
+    """Write sentences in format ``fmt`` so that ``read_dataset(path, fmt)`` reads them back:
+    ``names`` are the columns after the word, as the format's reader names them;
+    ``docstart``: a ``-DOCSTART-`` line opens each document (CoNLL-2002/2003 files)."""
+    if fmt == "srl":
+        write_srl(sentences, path_or_file)
+        return
+    if fmt.startswith(LAYOUT):
+        write_layout(sentences, path_or_file, fmt[len(LAYOUT):], docstart)
+        return
+    if fmt not in WRITABLE:
+        raise DataFormatError(f"cannot write format {fmt!r} (expected one of "
+                              f"{', '.join(WRITABLE)})")
+    write_columns(sentences, path_or_file, names, "\t" if fmt in _TAB_FORMATS else " ",
+                  docstart and fmt in ("conll2002", "conll2003"))

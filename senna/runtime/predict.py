@@ -1,5 +1,6 @@
 """A model's tags as the runtime gives them: `in_documents` (a window task in documents:
-the vote for one type per name), shared by the pipeline and `predict_gold_inputs`, which
+the vote for one type per name, `document_vote`, which training's dev score applies too),
+shared by the pipeline and `predict_gold_inputs`, which
 runs a model over gold-annotated sentences (their words, input columns, predicates and
 documents), as evaluation and the training/runtime agreement test need."""
 
@@ -20,10 +21,15 @@ def in_documents(predict: Predict, task: TaskSpec, words: list[list[str]],
     """A window task's tags for sentences grouped in documents (`docs`, None: each sentence
     alone): `predict`, then (`vote`, for tasks whose table entry says so) one type per name
     in each document."""
-    tags = predict(words, columns)
-    if vote and task.document_types:
-        tags = consistent_types(words, tags, docs)
-    return tags
+    return document_vote(task, words, predict(words, columns), docs, vote)
+
+
+def document_vote(task: TaskSpec, words: Sequence[Sequence[str]],
+                  tags: list[list[str]], docs: Sequence[Hashable] | None,
+                  vote: bool = True) -> list[list[str]]:
+    """`tags` (IOBES) with one type per name in each document (`docs`, None: each sentence
+    alone), for tasks whose table entry says so and when `vote`; else `tags` as given."""
+    return consistent_types(words, tags, docs) if vote and task.document_types else tags
 
 
 def predict_gold_inputs(model: TaskModel, task: TaskSpec, sentences: Sequence,

@@ -134,6 +134,28 @@ def rebuild_lines(config: dict) -> list[str]:
             "own steps:", "", *steps]
 
 
+def _is_file(path: str, tail: str) -> bool:
+    """Does `path` name the file `tail` ("conll2003/eng.train") under some data root?"""
+    want = Path(tail).parts
+    return Path(path).parts[-len(want):] == want
+
+
+def licence_text(config: dict) -> str:
+    """The card's licence of the data: the run's --licence; else the built-in task's when
+    the model was trained on that task's own training file (or on silver data made from
+    it), since another file under the task's name (Spanish NER) has its own licence; else
+    not stated."""
+    tr = config.get("training", {})
+    cfg = tr.get("config", {})
+    if cfg.get("licence"):
+        return cfg["licence"]
+    task = get_task(config["task"])
+    read = [cfg.get("train"), (tr.get("train_source") or {}).get("gold")]
+    if task.data[0] and any(_is_file(p, task.data[0]) for p in read if p):
+        return task.licence
+    return "not stated (`senna train --licence` records it)"
+
+
 def card_text(config: dict) -> str:
     tr = config.get("training", {})
     cfg = tr.get("config", {})
@@ -158,7 +180,7 @@ def card_text(config: dict) -> str:
         *([f"- More training sentences (never in dev): `{cfg['extra_train']}`"
            + silver_text(tr.get("extra_train_source"))] if cfg.get("extra_train") else []),
         f"- Dev data: `{dev_data}`",
-        f"- Licence of the data: {task.licence}",
+        f"- Licence of the data: {licence_text(config)}",
         *([f"- The word-table rows it stores (those that differ from the embeddings) are "
            f"kept in {config['rows_dtype']} (`{typed(config.get('compacted', ''))}`)."]
           if config.get("rows_dtype", "float32") != "float32" else []),

@@ -28,7 +28,7 @@ OPTIMIZERS = ("sgd", "adam")
 SECTIONS = {
     "data": ("task", "train", "dev", "format", "columns", "scheme", "dev_fraction",
              "extra_train", "extra_columns", "predicted_columns", "jackknife", "jackknife_dir",
-             "jobs"),
+             "jobs", "licence"),
     "features": ("features", "embeddings", "fixed_embeddings", "word_dim", "max_words",
                  "min_count", "gazetteer", "clusters"),
     "network": ("approach", "criterion", "window", "hidden", "conv", "predicate_window",
@@ -125,6 +125,9 @@ class TrainConfig:
     scheme: str = setting("the files' tag scheme: iob1, iob2, iobes, bilou, or tags (labels "
                           "without spans); empty: detected from the training file", "",
                           choices=("", "iob1", "iob2", "iobes", "bilou", "tags"))
+    licence: str = setting("the training data's licence, for the model card (empty: the "
+                           "built-in task's data licence when trained on that data, else "
+                           "'not stated')", "")
     dev_fraction: float = setting("share of the training sentences held out as dev when no "
                                   "--dev is given, between 0 and 1", 0.1)
     extra_train: str | None = setting("more training sentences in the task's format (e.g. "
@@ -217,6 +220,8 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--distill must be 0 or more, got {cfg.distill}")
     if cfg.distill_temperature <= 0:
         out.append(f"--distill-temperature must be above 0, got {cfg.distill_temperature}")
+    if "\n" in cfg.licence or "\r" in cfg.licence:
+        out.append("--licence must be one line of text")
     if cfg.adversarial < 0:
         out.append(f"--adversarial must be 0 (off) or more, got {cfg.adversarial}")
     if cfg.approach == "bilstm" and (cfg.stack or cfg.adversarial or cfg.average

@@ -10,6 +10,7 @@ import torch
 from senna.io.checkpoint import SavedModel
 from senna.nn.networks import Tagger
 from senna.runtime.model import decode_roles, model_decoder
+from senna.runtime.predict import document_vote
 from senna.scoring import score_predictions
 from senna.tasks import TaskSpec
 from senna.train.data import Example, batches
@@ -34,5 +35,11 @@ def predict_tags(net: Tagger, examples: Sequence[Example], saved: SavedModel,
 
 def evaluate_model(saved: SavedModel, net: Tagger, task: TaskSpec, sentences: Sequence,
                    examples: Sequence[Example]) -> dict:
-    """Dev score, computed as `senna evaluate` computes it."""
-    return score_predictions(task, sentences, predict_tags(net, examples, saved))[0]
+    """Dev score, computed as `senna evaluate` computes it: with the vote for one type per
+    name in each document (the sentences' `doc`) for the tasks that take it, as users get
+    their tags."""
+    tags = predict_tags(net, examples, saved)
+    if not task.per_predicate:
+        tags = document_vote(task, [s.words for s in sentences], tags,
+                             [s.doc for s in sentences])
+    return score_predictions(task, sentences, tags)[0]

@@ -27,6 +27,7 @@ from senna.features import Featurizer, Gazetteer, GazetteerFeature, Lexicon, Wor
 from senna.io.checkpoint import SavedModel, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import Tagger, bind_spellings, build_network, fan_in, load_weights
+from senna.scoring import file_scheme
 from senna.tasks import PRESETS, TaskSpec, task_record
 from senna.train.adversarial import with_adversary
 from senna.train.averaging import AVERAGE_DIR, WeightAverage, score_epoch
@@ -36,6 +37,7 @@ from senna.train.data import Batch, Example, batches, make_examples
 from senna.train.distill import attach_teacher_scores, distillation_loss, load_teachers
 from senna.train.setup import initial_embeddings, word_vocab
 from senna.train.silver import SOURCE_SUFFIX
+from senna.train.summary import start_summary
 from senna.vocab import TagSet, Vocab
 
 
@@ -62,7 +64,7 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
                         stack_hidden=cfg.stack_hidden, chars=featurizer.net_shapes())
     torch.manual_seed(cfg.seed)
     net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
-    info = {"scheme": task.scheme, "source_scheme": task.source_scheme,
+    info = {"scheme": task.scheme, "source_scheme": file_scheme(task, train_sents),
             "training": {"config": asdict(cfg), "command": command_line()}}
     if task.name not in PRESETS:   # a user's task: the model says what it is
         info["task_spec"] = task_record(task)
@@ -190,9 +192,10 @@ class Member:
         """A task's network and examples from its prepared data (senna.train.prepare)."""
         spec = data.task
         net, saved = build(cfg, spec, data.train, words, vocabs)
+        dev_examples = make_examples(spec, data.dev, saved.featurizer)
+        tqdm.write(start_summary(key or spec.name, saved, (data.train, data.dev), dev_examples))
         return cls(spec, cfg, net, saved, data.dev,
-                   training_examples(cfg, spec, data.train, saved),
-                   make_examples(spec, data.dev, saved.featurizer), key=key)
+                   training_examples(cfg, spec, data.train, saved), dev_examples, key=key)
 
     @property
     def name(self) -> str:
