@@ -23,6 +23,8 @@ EMBEDDINGS := $(EMB)/vectors.npz
 # missing, run make without -j).
 JACKKNIFE := $(if $(shell command -v flock),flock runs/.jackknife.lock)
 SHIPPED := senna/models
+# The English unlabeled text (the folder also holds Spanish es_* and Dutch nl_* files).
+LM_EN := $(DATA)/lm/enwiki_*.txt.xz $(DATA)/lm/reuters21578_news.txt.xz
 MAKEFLAGS += --no-builtin-rules
 
 # The recipes read ../shared/data, and the joint ones (chunk, pt0, srl) write senna/models:
@@ -37,7 +39,8 @@ endif
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver
+.PHONY: models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver \
+	embeddings-es embeddings-nl
 
 # PT0 and VBS last: under -j2 they would wait for CHUNK's jackknife folds while NER's and
 # SRL's steps can run.
@@ -95,7 +98,7 @@ $(SHIPPED)/srl/history.json: recipes/srl-lm.json recipes/srl.json \
 # Cased word clusters of the language model's text (needs gensim: pip install gensim).
 clusters: runs/clusters/clusters.lst
 runs/clusters/clusters.lst:
-	$(SENNA) lm clusters $(DATA)/lm/*.txt.xz --out $(@D)
+	$(SENNA) lm clusters $(LM_EN) --out $(@D)
 
 NER_CL := --features senna+chars+clusters --clusters runs/clusters/clusters.lst
 NER_TEACHERS := runs/ner-teachers/cl-seed3 runs/ner-teachers/cl-seed3-average \
@@ -150,9 +153,19 @@ runs/chunk-silver/silver.txt: $(SEEDS:%=runs/chunk-teachers/%/history.json)
 # --- The embeddings (section 4's language model; hours on CPU) ---------------------------
 
 runs/lm/corpus/corpus.json:
-	$(SENNA) lm prepare $(DATA)/lm/*.txt.xz --out $(@D)
+	$(SENNA) lm prepare $(LM_EN) --out $(@D)
 
 # Trains the curriculum of recipes/lm.json (a second call resumes it) and exports it.
 embeddings: runs/lm/corpus/corpus.json
 	$(SENNA) lm train --config recipes/lm.json
 	$(SENNA) lm export --model runs/lm/model --to $(EMB) --dtype float16
+
+# --- Spanish and Dutch word embeddings (CoNLL-2002's languages; hours on CPU) -----------
+
+runs/lm-%/corpus/corpus.json:
+	$(SENNA) lm prepare $(DATA)/lm/$*_*.txt.xz --language $* --out $(@D)
+
+# Trains recipes/lm-es.json or lm-nl.json (a second call resumes it) and exports it.
+embeddings-es embeddings-nl: embeddings-%: runs/lm-%/corpus/corpus.json
+	$(SENNA) lm train --config recipes/lm-$*.json
+	$(SENNA) lm export --model runs/lm-$*/model --to senna/models/embeddings-$* --dtype float16
