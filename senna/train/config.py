@@ -197,6 +197,9 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.columns and cfg.format:
         out.append("--columns and --format are two ways to say how the files are read: "
                    "give one")
+    if spec.tree and cfg.criterion != "wll":
+        out.append(f"--task {spec.name} decodes each level from its emissions alone "
+                   "(senna.syntax.decode): train it with --criterion wll")
     approach = cfg.approach or spec.approach
     out += network_problems({**{k: getattr(cfg, k) for k in NETWORK}, "approach": approach},
                             option)
