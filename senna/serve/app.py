@@ -76,6 +76,8 @@ def sentence_json(sent, tasks: tuple[str, ...]) -> dict:
     for task in view.span_tasks():
         if task in tasks:
             out[TASKS[task].span_field or task] = [list(s) for s in view.spans(sent, task)]
+    if any(TASKS[t].tree for t in tasks):
+        out["tree"] = view.tree(sent)
     if any(TASKS[t].per_predicate for t in tasks):
         out["frames"] = [{"predicate": p, "verb": toks[p]["text"], "tags": tags,
                           "arguments": [list(a) for a in view.arguments(tags)]}
