@@ -1,5 +1,6 @@
 """`senna evaluate`: score a model on a data file, or a prediction file against a gold file,
-printing what conlleval / srl-eval print (accuracy for POS)."""
+printing what conlleval / srl-eval print (accuracy for POS; for the parser, psg, evalb's
+labelled bracket scores on a .gold_conll file)."""
 
 from __future__ import annotations
 
@@ -50,9 +51,39 @@ def predicted_from_file(task, gold: list, path: str, fmt: str) -> list[list[str]
     return [s.columns[task.target] for s in pred]
 
 
+def tree_report(task, a: argparse.Namespace) -> str:
+    """The parser's labelled bracket scores (senna.syntax.score, evalb's COLLINS.prm) on an
+    OntoNotes .gold_conll file: the model's trees from the file's words and gold POS, or
+    the parse column of a predicted file of the same sentences."""
+    from senna.io.conll import read_gold_conll
+    from senna.syntax.levels import unchain
+    from senna.syntax.score import bracket_scores, format_brackets
+    from senna.syntax.tree import conll_to_tree
+
+    gold = read_gold_conll(a.gold)
+    if a.pred:
+        pred = read_gold_conll(a.pred)
+        check_words(gold, pred, a.pred)
+        test = [conll_to_tree(s.columns["parse"]) for s in pred]
+    else:
+        from senna.runtime.ensemble import load_tagger
+        model = load_tagger(a.model)
+        if model.task != task.name:
+            raise ValueError(f"{a.model} holds a {model.task} model, not a {task.name} "
+                             f"model: pass --task {model.task}, or a {task.name} model")
+        test = [unchain(t) for t in model.parse([s.words for s in gold],
+                                                [s.columns for s in gold])]
+    score = bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold], test,
+                           [s.columns["pos"] for s in gold])
+    return format_brackets(score)
+
+
 def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     task = get_task(a.task)
+    if task.tree:
+        sys.stdout.write(tree_report(task, a))
+        return 0
     fmt = a.format or task.fmt
     gold = read_dataset(a.gold, fmt)
     if a.extra_columns:

@@ -24,6 +24,21 @@ from senna.syntax.tree import Tree, tree_to_conll
 Columns = Mapping[str, Sequence[str]]
 
 
+CELLS = 8192   # sentences x padded length per network pass: bounds the emissions' memory
+
+
+def _groups(lengths: Sequence[int], cells: int) -> list[list[int]]:
+    """Indices in order of length, in groups whose count times their longest length stays
+    within `cells` (one sentence at least): little padding, bounded memory."""
+    groups: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        if groups and (len(groups[-1]) + 1) * lengths[i] <= cells:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
 class ParserModel(TaskModel):
     """A psg model: `parse` gives trees, `predict` their CoNLL parse cells (the runtime's
     psg column: `(TOP(S(NP*`, `*)`, ...), chains split, under a `TOP` root."""
@@ -40,9 +55,14 @@ class ParserModel(TaskModel):
         if not self.sentence_level:
             flat = self.emissions(sentences, columns)
             return np.split(flat, np.cumsum(lengths)[:-1])
-        scores, _ = self.role_scores(sentences, [[0]] * len(sentences), columns,
-                                     [[(0, n)] for n in lengths])
-        return [scores[i, :n] for i, n in enumerate(lengths)]
+        out: list[np.ndarray] = [np.empty(0)] * len(sentences)
+        for group in _groups(lengths, CELLS):
+            scores, _ = self.role_scores([sentences[i] for i in group], [[0]] * len(group),
+                                         [columns[i] for i in group],
+                                         [[(0, lengths[i])] for i in group])
+            for row, i in enumerate(group):
+                out[i] = scores[row, : lengths[i]]
+        return out
 
     def parse(self, sentences: Sequence[Sequence[str]],
               columns: Sequence[Columns] | None = None) -> list[Tree]:
