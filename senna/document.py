@@ -6,6 +6,8 @@ Readers, features, training, the runtime and the writers all pass the same `Sent
   offsets into `source`);
 * `columns`: named per-word columns -- gold or predicted task tags (`pos`, `chunk`, `ner`,
   `pt0`) and any other column a file carries (`parse`, `lemma`, CoNLL-U fields, ...);
+* the parser's column (`psg`) holds its tree as CoNLL parse cells (`(TOP(S(NP*`, `*)`),
+  read as one bracket string by `tree`;
 * `predicates` (token indices) and `roles`, one tag column per predicate (bracket cells as
   read from CoNLL-2005 files, IOBES as the tagger predicts: `tags_to_spans` reads both).
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from senna.syntax.tree import column_to_brackets
 from senna.tags import RoleTags, tags_to_spans
 from senna.tasks import TASKS, TaskSpec, get_task
 from senna.text.tokenize import Token
@@ -81,6 +84,16 @@ class Sentence:
         return self.tag_spans(self.columns[column]) if column in self.columns else []
 
     @property
+    def tree(self) -> str | None:
+        """The parser's tree (task psg) as a one-line bracket string, each word under its
+        POS tag (`XX` without a POS column); None when the parser was not run."""
+        task = next((t for t in TASKS.values() if t.tree and t.name in self.columns), None)
+        if task is None:
+            return None
+        tags = self.columns.get("pos") or ["XX"] * len(self.words)
+        return column_to_brackets(self.columns[task.name], self.words, tags)
+
+    @property
     def frames(self) -> list[Frame]:
         return [Frame(p, self.words[p], self.tag_spans(tags),
                       tags if isinstance(tags, RoleTags) else list(tags))
@@ -103,6 +116,8 @@ class Sentence:
         for t in token_tasks:
             if t.span_field:
                 out[t.span_field] = [vars(s) for s in self.spans(t.name)]
+            if t.tree:
+                out["tree"] = self.tree
         if any(t.per_predicate for t in wanted):
             out["predicates"] = [{"index": f.index, "word": f.word,
                                   "arguments": [vars(a) for a in f.arguments],

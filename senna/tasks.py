@@ -29,6 +29,7 @@ from itertools import chain
 
 from senna import features as F
 from senna.features import FeatureSpec
+from senna.syntax.levels import BELOW
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ class TaskSpec:
     predicate_sources: tuple[str, ...] = ()  # per-predicate tasks: PREDICATE_RULES to try
     document_types: bool = False     # one type per name in a document (senna.decode.documents)
     extra: dict = field(default_factory=dict)  # per-task training settings for bench runs
+    tree: bool = False               # its output column holds a parse tree's cells (psg)
+    own_columns: tuple[str, ...] = ()  # input columns its model computes itself (psg: below)
 
     def features(self, preset: str = "basic") -> tuple[FeatureSpec, ...]:
         """A preset's features, then those of its additions: "senna+chars", or with the
@@ -86,7 +89,7 @@ class TaskSpec:
         cascade (so no two models read each other's)."""
         names = list(TASKS)
         earlier = names[: names.index(self.name)] if self.name in names else names
-        return [t for t in earlier if not TASKS[t].per_predicate]
+        return [t for t in earlier if not TASKS[t].per_predicate and not TASKS[t].tree]
 
     @property
     def score_name(self) -> str:
@@ -137,6 +140,22 @@ TASKS: dict[str, TaskSpec] = {t.name: t for t in (
              licence="PropBank unified release on EWT: " + EWT_LICENCE,
              data=("ewt/ewt.train.verbs-args.conll", "ewt/ewt.dev.verbs-args.conll"),
              extra={"optimizer": "adam", "lr": 0.001}),
+    # The parser (senna.syntax, docs/parser.md): trained on one sentence per (tree, level),
+    # its target the level's IOBES tags, its `below` column the labels found on the levels
+    # under it (level_features: label and IOBES position of the highest phrase over each
+    # word, so the network sees which words already form one node and what it is).  Its
+    # dev score while training is the span F1 of single levels given the gold levels
+    # below; `senna evaluate --task psg` scores whole trees (labelled brackets).  The
+    # runtime column is the tree's CoNLL parse cells.
+    TaskSpec("psg", "levels", "psg", "iobes", "chunk", "sentence",
+             {"basic": BASIC + (F.column(BELOW, 10),),
+              "senna": BASIC + (F.column("pos"), F.column(BELOW, 10))},
+             source_scheme="iobes", requires=("pos",), column="PSG", default=False,
+             tree=True, own_columns=(BELOW,),
+             licence="English Web Treebank trees via the PropBank unified release: "
+                     + EWT_LICENCE,
+             data=("ewt/ewt.train.gold_conll", "ewt/ewt.dev.gold_conll"),
+             extra={"criterion": "wll"}),
 )}
 
 # How a per-predicate task finds its predicates in the columns of the tasks run before it:
@@ -185,7 +204,7 @@ def declare(name: str, layout: str = "", scheme: str = "", approach: str = "",
     key = ALIASES.get(name.strip().lower())
     if key in PRESETS:
         spec = TASKS[key]
-        if layout and (spec.per_predicate or spec.fmt == "predicates"):
+        if layout and (spec.per_predicate or spec.fmt == "predicates" or spec.tree):
             raise ValueError(f"task {spec.name} reads its own file format; a column layout is "
                              f"for tasks that tag words ({', '.join(_word_presets())})")
         if layout:   # a file of the user's: its scheme is theirs (else: detected)
@@ -236,7 +255,8 @@ def check_layout(spec: TaskSpec, layout: str) -> None:
 
 
 def _word_presets() -> list[str]:
-    return [t for t in PRESETS if not TASKS[t].per_predicate and TASKS[t].fmt != "predicates"]
+    return [t for t in PRESETS if not TASKS[t].per_predicate and TASKS[t].fmt != "predicates"
+            and not TASKS[t].tree]
 
 
 def task_record(spec: TaskSpec) -> dict:

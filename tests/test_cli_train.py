@@ -30,7 +30,7 @@ def test_help_without_pytorch_describes_every_option(command):
     if command == ["train"]:
         assert "sentences (SRL: predicates) per update, at least 1 (default: 16)" in text
         assert "{sgd,adam}" in text
-        assert "a built-in one (pos, chunk, ner, pt0, vbs, srl), or a name of your own" in text
+        assert "a built-in one (pos, chunk, ner, pt0, vbs, srl, psg), or a name of your own" in text
         assert "conll2002 (WORD NER or WORD POS NER)" in text   # each format and what it reads
         assert "--dev-fraction" in text and "between 0 and 1" in text
     elif command == ["lm", "train"]:

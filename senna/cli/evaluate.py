@@ -1,7 +1,8 @@
 """`senna evaluate`: score a model on a data file, or a prediction file against a gold file,
-printing what conlleval / srl-eval print (accuracy for POS).  With --model, the task, the
-file format and the files' tag scheme are the model's (--task and --format override them),
-and the score is the dev score its training recorded when the file is its dev file."""
+printing what conlleval / srl-eval print (accuracy for POS; for the parser, psg, evalb's
+labelled bracket scores on a .gold_conll file).  With --model, the task, the file format and
+the files' tag scheme are the model's (--task and --format override them), and the score is
+the dev score its training recorded when the file is its dev file."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from senna.cli.args import Parser, UsageError
 from senna.io.conll import WRITABLE, has_docstart, read_dataset, write_dataset
+from senna.runtime.ensemble import folder_task
 from senna.scoring import file_scheme, group_roles, score_predictions
 from senna.tags import convert
 from senna.tasks import LAYOUT, TASKS, TaskSpec, get_task
@@ -85,10 +87,41 @@ def write_predictions(task: TaskSpec, gold: list, predicted: list, fmt: str, sch
     write_dataset(rows, out, fmt, names, docstart=has_docstart(lines))
 
 
+def tree_report(task, a: argparse.Namespace) -> str:
+    """The parser's labelled bracket scores (senna.syntax.score, evalb's COLLINS.prm) on an
+    OntoNotes .gold_conll file: the model's trees from the file's words and gold POS, or
+    the parse column of a predicted file of the same sentences."""
+    from senna.io.conll import read_gold_conll
+    from senna.syntax.levels import unchain
+    from senna.syntax.score import bracket_scores, format_brackets
+    from senna.syntax.tree import conll_to_tree
+
+    gold = read_gold_conll(a.gold)
+    if a.pred:
+        pred = read_gold_conll(a.pred)
+        check_words(gold, pred, a.pred)
+        test = [conll_to_tree(s.columns["parse"]) for s in pred]
+    else:
+        from senna.runtime.ensemble import load_tagger
+        model = load_tagger(a.model)
+        if model.task != task.name:
+            raise ValueError(f"{a.model} holds a {model.task} model, not a {task.name} "
+                             f"model: pass --task {model.task}, or a {task.name} model")
+        test = [unchain(t) for t in model.parse([s.words for s in gold],
+                                                [s.columns for s in gold])]
+    score = bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold], test,
+                           [s.columns["pos"] for s in gold])
+    return format_brackets(score)
+
+
 def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     if a.out and not a.model:
         raise UsageError("--out writes a model's predictions: give --model", "senna evaluate")
+    named = a.task or (folder_task(Path(a.model)) if a.model else None)
+    if named and get_task(named).tree:
+        sys.stdout.write(tree_report(get_task(named), a))
+        return 0
     model, recorded = None, {}
     if a.model:
         from senna.runtime.model import TaskModel

@@ -35,8 +35,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1, this machine only)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
-    p.add_argument("--tasks", help="tasks to load and serve (default all five, or the task "
-                                   "of the model whose own folder --model-dir is)")
+    p.add_argument("--tasks", help="tasks to load and serve (default all built-in ones, the "
+                                   "parser where its model is there, or the task of the "
+                                   "model whose own folder --model-dir is)")
     add_model_options(p, "a folder of models holding pos/ chunk/ ...")
     for option, field, kind, metavar, what in LIMIT_OPTIONS:
         p.add_argument(option, dest=field, type=kind, default=getattr(DEFAULTS, field),

@@ -9,6 +9,8 @@ spaCy's rule-based `Sentencizer` first.  What it sets:
 - `doc.ents` with CoNLL-2003 labels (PER, LOC, ORG, MISC), task `ner`;
 - `doc.spans["chunks"]` and `doc.spans["pt0"]` span groups, tasks `chunk` and `pt0`;
 - `doc._.srl`: a list of `Frame`s (predicate `Token`, argument `Span`s), task `srl`;
+- `doc._.trees`: the parser's trees (task psg), one bracket string per sentence the tagger
+  saw, in order (words as the tagger saw them, under their POS tags);
 - a task of your own (`senna train --task NAME ...`): its spans as `doc.spans[NAME]`, or,
   for labels without spans, each token's label as `token._.NAME`.
 
@@ -30,6 +32,7 @@ from spacy.tokens import Doc, Span, SpanGroup, Token
 
 from senna.integrations import view
 from senna.tasks import PRESETS as BUILT_IN
+from senna.tasks import TASKS
 from senna.text.invisible import visible
 
 # PTB (EWT) tag -> Universal POS: the most frequent UPOS of each XPOS in UD English EWT
@@ -79,6 +82,8 @@ if not Doc.has_extension("srl_data"):
     Doc.set_extension("srl_data", default=None)
 if not Doc.has_extension("srl"):
     Doc.set_extension("srl", getter=_frames)
+if not Doc.has_extension("trees"):
+    Doc.set_extension("trees", default=None)
 
 
 class SennaComponent:
@@ -136,7 +141,7 @@ class SennaComponent:
         return docs
 
     def _annotate(self, doc: Doc, sents: list) -> None:
-        ents, chunks, pt0, frames = [], [], [], []
+        ents, chunks, pt0, frames, trees = [], [], [], [], []
         own = {t: [] for t in self.tasks if t not in BUILT_IN}
         for index, sent in sents:
             def span(label: str, start: int, end: int, index=index) -> Span:
@@ -149,6 +154,7 @@ class SennaComponent:
             ents += [span(*s) for s in view.spans(sent, "ner")]
             chunks += [span(*s) for s in view.spans(sent, "chunk")]
             pt0 += [span(*s) for s in view.spans(sent, "pt0")]
+            trees.append(view.tree(sent))
             for task, found in own.items():
                 if task in view.span_tasks():
                     found += [span(*s) for s in view.spans(sent, task)]
@@ -170,6 +176,8 @@ class SennaComponent:
             doc.spans[self.pt0_key] = SpanGroup(doc, name=self.pt0_key, spans=pt0)
         if "srl" in self.tasks:
             doc._.srl_data = frames
+        if any(TASKS[t].tree for t in self.tasks):
+            doc._.trees = trees
         for task, found in own.items():
             if task in view.span_tasks():
                 doc.spans[task] = SpanGroup(doc, name=task, spans=found)

@@ -20,7 +20,8 @@ def token_tasks() -> tuple[str, ...]:
 
 
 def span_tasks() -> tuple[str, ...]:
-    return tuple(t.name for t in TASKS.values() if t.scheme == "iobes" and not t.per_predicate)
+    return tuple(t.name for t in TASKS.values()
+                 if t.scheme == "iobes" and not t.per_predicate and not t.tree)
 
 Span = tuple[str, int, int]
 
@@ -49,6 +50,11 @@ def spans(sent: Sentence, task: str) -> list[Span]:
         raise ValueError(f"no spans for task {task!r}; expected one of {span_tasks()}")
     column = tags(sent, task)
     return tags_to_spans(column) if column else []
+
+
+def tree(sent: Sentence) -> str | None:
+    """The parser's tree (task psg) as a one-line bracket string; None if it was not run."""
+    return sent.tree
 
 
 def frames(sent: Sentence) -> list[tuple[int, list[str]]]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TextIO
 
 from senna.document import Sentence
+from senna.syntax.levels import BELOW, level_features, normalise, tree_to_levels
 from senna.syntax.tree import conll_to_tree
 from senna.tasks import LAYOUT, SKIP, layout_columns
 
@@ -364,6 +365,20 @@ def read_gold_conll(path: PathLike) -> list[Sentence]:
     return out
 
 
+def read_levels(path: PathLike) -> list[Sentence]:
+    """A ``.gold_conll`` file as the parser's training data: one sentence per (tree, level)
+    with columns ``pos`` (the gold POS), ``below`` (`senna.syntax.levels.level_features`
+    of the levels under it) and ``psg`` (the level's IOBES tags), trees `normalise`d."""
+    out = []
+    for s in read_gold_conll(path):
+        n = len(s.words)
+        levels = tree_to_levels(normalise(conll_to_tree(s.columns["parse"])))
+        out += [Sentence(s.words, {"pos": s.columns["pos"], BELOW: level_features(levels[:k], n),
+                                   "psg": tags})
+                for k, tags in enumerate(levels)]
+    return out
+
+
 def read_predicates(path: PathLike) -> list[Sentence]:
     """A CoNLL-2005 SRL file as predicate identification data: column ``vbs`` is ``B-V`` on
     each predicate and ``O`` elsewhere (IOB2), for SENNA's verb detector."""
@@ -385,6 +400,8 @@ _READERS: dict[str, Callable[[PathLike], list]] = {
     "srl": read_srl,
     "predicates": read_predicates,
     "conllu": read_conllu,
+    "gold_conll": read_gold_conll,
+    "levels": read_levels,
 }
 FORMATS = tuple(_READERS)
 
@@ -393,7 +410,8 @@ def guess_format(path: PathLike) -> str:
     """Guess a format name from the file name (extension first, then benchmark names)."""
     p = Path(path)
     name = p.name.lower()
-    by_suffix = {".conllu": "conllu", ".conll": "srl", ".pos": "tagged", ".pt0": "pt0"}
+    by_suffix = {".gold_conll": "gold_conll", ".conllu": "conllu", ".conll": "srl",
+                 ".pos": "tagged", ".pt0": "pt0"}
     if p.suffix.lower() in by_suffix:
         return by_suffix[p.suffix.lower()]
     if name.startswith(("eng.", "deu.")):
@@ -405,8 +423,8 @@ def guess_format(path: PathLike) -> str:
             if fmt in part.lower():
                 return fmt
     raise DataFormatError(
-        "cannot guess the format from the file name (expected *.conllu, *.conll, *.pos, *.pt0, "
-        f"eng.*, esp.*, ned.* or a conll200x directory, got {p.name!r})",
+        "cannot guess the format from the file name (expected *.conllu, *.conll, *.gold_conll, "
+        f"*.pos, *.pt0, eng.*, esp.*, ned.* or a conll200x directory, got {p.name!r})",
         path,
     )
 

@@ -17,8 +17,9 @@ take words x predicates fields.  Output comes in chunks of a bounded size
 Tag schemes (CHK, NER, PT0, SRL; POS is unchanged): "iobes" (default, as SENNA),
 "iob" (IOB2, SENNA's -iobtags) or "brackets" (SENNA's -brackettags: `(NP*`, `*`, `*)`).
 `conll` uses the same columns tab-separated without padding; `conllu` puts POS in XPOS and
-the other tags in MISC; `json` writes `Document.to_dict(tasks)` (IOBES tags and spans of
-the requested tasks) per line.
+the other tags in MISC (not the parser's tree); `json` writes `Document.to_dict(tasks)`
+(IOBES tags and spans of the requested tasks, the parser's tree) per line.  The parser's
+column (PSG) is its tree's CoNLL parse cells in every scheme.
 """
 
 from __future__ import annotations
@@ -85,7 +86,9 @@ def _task_column(sent: Sentence, task: str, scheme: str) -> Sequence[str]:
     tags = sent.columns.get(task)
     if tags is None:
         return ["-"] * len(sent.words)
-    return tags if TASKS[task].scheme == "tags" or scheme == "iobes" else recode(tags, scheme)
+    spec = TASKS[task]
+    return tags if spec.scheme == "tags" or spec.tree or scheme == "iobes" \
+        else recode(tags, scheme)
 
 
 def _offset(start: int | None, end: int | None) -> str:
@@ -246,7 +249,7 @@ def _conllu_tags(sent: Sentence, opts: OutputOptions) -> dict:
     """Per-sentence MISC material: span-task tag columns (XPOS holds the plain tags),
     predicate positions, role columns."""
     tags = {t: _task_column(sent, t, opts.scheme) for t in column_tasks()
-            if t in opts.tasks and TASKS[t].scheme != "tags"}
+            if t in opts.tasks and TASKS[t].scheme != "tags" and not TASKS[t].tree}
     return {"tags": tags, "predicates": set(sent.predicates),
             "roles": [recode(r, opts.scheme) for r in sent.roles]}
 

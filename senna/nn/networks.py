@@ -306,6 +306,9 @@ class SentenceNet(Tagger):
         """ids [B, T, F], lengths [B], predicates [B] -> emissions [B, T, K]."""
         if predicates is None:
             raise ValueError("the sentence approach needs predicate positions")
+        # a task without predicates (-1: the parser) measures its second distance from the
+        # first word, as senna.runtime.parser does
+        predicates = predicates.clamp(min=0)
         cfg, half = self.cfg, self.cfg.window // 2
         t = ids.shape[1]
         w_x, w_w, w_p = self.conv.weight.split([cfg.input_dim, cfg.dist_dim, cfg.dist_dim], 1)

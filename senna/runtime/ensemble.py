@@ -38,6 +38,7 @@ from senna.io.npz import load_npz
 from senna.runtime import kernels
 from senna.runtime.chars import char_tables
 from senna.runtime.model import TaskModel
+from senna.runtime.parser import ParserModel
 from senna.tags import spans_to_tags, tags_to_spans
 from senna.tasks import TASKS
 
@@ -47,8 +48,15 @@ COMBINE = ("vote", "joined", "mean")
 
 
 def load_tagger(path: str | os.PathLike) -> TaskModel:
-    """A model directory: an ensemble if it holds ensemble.json, else one model."""
+    """A model directory: an ensemble if it holds ensemble.json, else one model (the
+    parser's, psg, a `ParserModel`)."""
     path = Path(path)
+    task = TASKS.get(folder_task(path) or "")
+    if task is not None and task.tree:   # the parser decodes level by level
+        if (path / ENSEMBLE_FILE).exists():
+            raise ModelError(f"{path}: an ensemble of {task.name} models (not built: the "
+                             "parser runs one model)")
+        return ParserModel.load(path)
     return EnsembleModel.load(path) if (path / ENSEMBLE_FILE).exists() else TaskModel.load(path)
 
 

@@ -270,6 +270,8 @@ class Pipeline:
             self.predicate_source[task] = source
             deps.append(source)
         for spec in (k.spec for k in model.featurizer.of_kind(ColumnFeature)):
+            if spec.arg in TASKS[task].own_columns:   # the parser's `below`: its own
+                continue
             dep = ALIASES.get(spec.arg)
             if dep is None or TASKS[dep].per_predicate:
                 raise ModelError(f"the {task} model reads a column {spec.arg!r} that no "

@@ -76,6 +76,8 @@ def sentence_json(sent, tasks: tuple[str, ...]) -> dict:
     for task in view.span_tasks():
         if task in tasks:
             out[TASKS[task].span_field or task] = [list(s) for s in view.spans(sent, task)]
+    if any(TASKS[t].tree for t in tasks):
+        out["tree"] = view.tree(sent)
     if any(TASKS[t].per_predicate for t in tasks):
         out["frames"] = [{"predicate": p, "verb": toks[p]["text"], "tags": tags,
                           "arguments": [list(a) for a in view.arguments(tags)]}
@@ -246,7 +248,10 @@ def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
     -> a model's own folder (senna.load)."""
     limits = limits or Limits()
     if tagger is None:
-        tasks = tasks or model_folders(model_dir, models).default_tasks(ALL_TASKS)
+        where = model_folders(model_dir, models)
+        # the parser is served by default only where its model is (none is shipped yet)
+        tasks = tasks or where.default_tasks(tuple(t for t in ALL_TASKS if not TASKS[t].tree
+                                                   or where.of(t).is_dir()))
         tagger = senna.load(model_dir, tasks, models=models)
     service = Service(tagger, limits)
     service.base.pipeline.preload()   # the first request then waits no longer than others

@@ -31,6 +31,9 @@ from senna.tags import split_tag, tags_to_spans
 
 LevelScorer = Callable[[int, list[str]], np.ndarray]
 """(level index, `level_features` of the levels so far) -> emissions [n_words, n_tags]."""
+BatchScorer = Callable[[int, list[int], list[list[str]]], Sequence[np.ndarray]]
+"""(level index, the indices of the sentences still being parsed, their `level_features`)
+-> their emissions, one [n_words, n_tags] array each."""
 
 
 _WORDS = {"B": "BII", "I": "III", "E": "IIE", "S": "BIE"}   # first, inner, last word
@@ -97,20 +100,40 @@ class LevelDecoder:
 
     def parse(self, n_words: int, scorer: LevelScorer) -> tuple[list[list[str]], Tree]:
         """Levels and tree of a sentence, each level's emissions asked of `scorer`."""
-        if n_words < 1:
-            raise ValueError(f"expected a sentence of at least one word, got {n_words}")
-        levels: list[list[str]] = []
-        units: list[Unit] = list(range(n_words))
-        while not (len(units) == 1 and isinstance(units[0], Tree)):
-            emissions = np.asarray(scorer(len(levels), level_features(levels, n_words)))
-            if emissions.shape != (n_words, len(self.tags)) or not np.isfinite(emissions).all():
-                raise ValueError(f"level {len(levels)}: expected finite emissions of shape "
-                                 f"{(n_words, len(self.tags))}, got shape {emissions.shape}")
-            tags = self.level(emissions, units, not levels)
-            spans = tags_to_spans(tags)
-            if not spans:
-                break
-            units = collapse(units, spans)
-            levels.append(tags)
-        levels = with_root(levels, n_words)
-        return levels, levels_to_tree(levels, n_words)
+        return self.parse_many([n_words], lambda level, _, below: [scorer(level, below[0])])[0]
+
+    def parse_many(self, lengths: Sequence[int], scorer: BatchScorer
+                   ) -> list[tuple[list[list[str]], Tree]]:
+        """Levels and tree of each sentence of `lengths` words, level by level: each round
+        asks `scorer` once for the emissions of all sentences still being parsed (so that
+        a network scores them in one pass)."""
+        if any(n < 1 for n in lengths):
+            raise ValueError(f"expected sentences of at least one word, got lengths "
+                             f"{[n for n in lengths if n < 1][:5]}")
+        levels: list[list[list[str]]] = [[] for _ in lengths]
+        units: list[list[Unit]] = [list(range(n)) for n in lengths]
+        active, k = list(range(len(lengths))), 0
+        while active:
+            found = scorer(k, active, [level_features(levels[i], lengths[i]) for i in active])
+            still = []
+            for i, emissions in zip(active, found, strict=True):
+                emissions = np.asarray(emissions)
+                if emissions.shape != (lengths[i], len(self.tags)) \
+                        or not np.isfinite(emissions).all():
+                    raise ValueError(f"level {k}: expected finite emissions of shape "
+                                     f"{(lengths[i], len(self.tags))}, got shape "
+                                     f"{emissions.shape}")
+                tags = self.level(emissions, units[i], not levels[i])
+                spans = tags_to_spans(tags)
+                if not spans:
+                    continue
+                units[i] = collapse(units[i], spans)
+                levels[i].append(tags)
+                if not (len(units[i]) == 1 and isinstance(units[i][0], Tree)):
+                    still.append(i)
+            active, k = still, k + 1
+        out = []
+        for found, n in zip(levels, lengths, strict=True):
+            found = with_root(found, n)
+            out.append((found, levels_to_tree(found, n)))
+        return out

@@ -28,6 +28,7 @@ from senna.tags import Span, spans_to_tags, tags_to_spans
 CHAIN = "#"
 FLATTENED = ("NML",)
 FALLBACK_ROOT = "S"   # the root of 68% of EWT trees
+BELOW = "below"       # the input column of the level network: `level_features`
 
 Unit = Tree | int   # a node found so far, or a word not yet inside any
 

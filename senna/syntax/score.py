@@ -92,3 +92,15 @@ def bracket_scores(gold: Sequence[Tree], test: Sequence[Tree], tags: Sequence[Se
         exact += size_g == size_t == hits
     p, r = _percent(matched, n_test), _percent(matched, n_gold)
     return BracketScore(p, r, _f1(p, r), n_gold, n_test, matched, len(gold), exact)
+
+
+def format_brackets(score: BracketScore) -> str:
+    """evalb's summary lines for a corpus."""
+    exact = _percent(score.exact, score.sentences)
+    return (f"Number of sentence        = {score.sentences:6d}\n"
+            f"Bracketing Recall         = {score.recall:6.2f}\n"
+            f"Bracketing Precision      = {score.precision:6.2f}\n"
+            f"Bracketing FMeasure       = {score.f1:6.2f}\n"
+            f"Complete match            = {exact:6.2f}\n"
+            f"Brackets gold / test / matched = {score.gold_brackets} / "
+            f"{score.test_brackets} / {score.matched}\n")

@@ -111,6 +111,28 @@ def conll_to_tree(column: Sequence[str]) -> Tree:
     return root
 
 
+def column_to_brackets(column: Sequence[str], words: Sequence[str],
+                       tags: Sequence[str]) -> str:
+    """A parse column -> its one-line bracket string.  The column may hold several trees
+    one after another (a long sentence parsed in pieces, each under its own `TOP`): their
+    roots' children then go under one `TOP`."""
+    cells, depth, parts = list(column), 0, []
+    for i, cell in enumerate(cells):
+        opens, closes = _cell(i, cell)
+        if depth == 0:
+            parts.append([i, i])
+        depth += len(opens) - closes
+        parts[-1][1] = i
+    if len(parts) > 1:
+        for first, last in parts:
+            if not (cells[first].startswith(f"({ROOT}(") and cells[last].endswith(")")):
+                break   # not trees under TOP roots: conll_to_tree says what is wrong
+            cells[first], cells[last] = cells[first][len(ROOT) + 1 :], cells[last][:-1]
+        else:
+            cells[0], cells[-1] = f"({ROOT}{cells[0]}", f"{cells[-1]})"
+    return tree_to_brackets(conll_to_tree(cells), words, tags)
+
+
 def tree_to_conll(tree: Tree) -> list[str]:
     """A tree over words 0..n-1 -> its CoNLL parse column (n cells)."""
     if tree.start != 0:

@@ -20,7 +20,9 @@ from senna.tasks import PRESETS, check_layout
 FORMAT_HELP = ("conll2000 (WORD POS CHUNK), conll2003 (WORD POS CHUNK NER, -DOCSTART- "
                "lines), conll2002 (WORD NER or WORD POS NER), tagged (WORD<TAB>TAG), pt0 "
                "(WORD<TAB>POS<TAB>PT0), srl (CoNLL-2005 columns), predicates (the same, for "
-               "the verb detector), conllu (CoNLL-U, XPOS as POS)")
+               "the verb detector), conllu (CoNLL-U, XPOS as POS), gold_conll (OntoNotes: "
+               "WORD, POS, PARSE), levels (the same, one sentence per tree level: the "
+               "parser's)")
 
 OPTIMIZERS = ("sgd", "adam")
 # The settings by what they are about: `senna train -h` lists them so, and a test checks
@@ -200,6 +202,9 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.columns and cfg.format:
         out.append("--columns and --format are two ways to say how the files are read: "
                    "give one")
+    if spec.tree and cfg.criterion != "wll":
+        out.append(f"--task {spec.name} decodes each level from its emissions alone "
+                   "(senna.syntax.decode): train it with --criterion wll")
     approach = cfg.approach or spec.approach
     out += network_problems({**{k: getattr(cfg, k) for k in NETWORK}, "approach": approach},
                             option)

@@ -1,0 +1,88 @@
+"""The parser at run time (task psg): its level network run level after level, each level
+decoded by `senna.syntax.decode.LevelDecoder` so that the levels always make a tree.
+
+The network reads the `below` column (`senna.syntax.levels.level_features`: the labels of
+the levels found so far), which the parser computes itself between levels, as its training
+data was made from the gold levels (`senna.io.conll.read_levels`).  All the sentences of a
+batch that are still being parsed go through the network together, once per level.  A
+sentence-approach network measures its second distance from the first word, as in training
+(`SentenceNet.forward` with no predicate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from senna.io.checkpoint import SavedModel
+from senna.runtime.model import TaskModel
+from senna.syntax.decode import LevelDecoder
+from senna.syntax.levels import BELOW, unchain
+from senna.syntax.tree import Tree, tree_to_conll
+
+Columns = Mapping[str, Sequence[str]]
+
+
+CELLS = 8192   # sentences x padded length per network pass: bounds the emissions' memory
+
+
+def _groups(lengths: Sequence[int], cells: int) -> list[list[int]]:
+    """Indices in order of length, in groups whose count times their longest length stays
+    within `cells` (one sentence at least): little padding, bounded memory."""
+    groups: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        if groups and (len(groups[-1]) + 1) * lengths[i] <= cells:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+class ParserModel(TaskModel):
+    """A psg model: `parse` gives trees, `predict` their CoNLL parse cells (the runtime's
+    psg column: `(TOP(S(NP*`, `*)`, ...), chains split, under a `TOP` root."""
+
+    def __init__(self, saved: SavedModel):
+        super().__init__(saved)
+        self.levels = LevelDecoder(self.tags.items)
+
+    def level_scores(self, sentences: Sequence[Sequence[str]], columns: Sequence[Columns]
+                     ) -> list[np.ndarray]:
+        """Non-empty sentences and their input columns (`below` included) -> each one's
+        emissions [n_words, n_tags], in one network pass."""
+        lengths = [len(s) for s in sentences]
+        if not self.sentence_level:
+            flat = self.emissions(sentences, columns)
+            return np.split(flat, np.cumsum(lengths)[:-1])
+        out: list[np.ndarray] = [np.empty(0)] * len(sentences)
+        for group in _groups(lengths, CELLS):
+            scores, _ = self.role_scores([sentences[i] for i in group], [[0]] * len(group),
+                                         [columns[i] for i in group],
+                                         [[(0, lengths[i])] for i in group])
+            for row, i in enumerate(group):
+                out[i] = scores[row, : lengths[i]]
+        return out
+
+    def parse(self, sentences: Sequence[Sequence[str]],
+              columns: Sequence[Columns] | None = None) -> list[Tree]:
+        """Non-empty sentences (+ their input columns: POS) -> their trees under `TOP`, with
+        unary chains as `A#B` nodes (`unchain` splits them)."""
+        cols = columns or [{}] * len(sentences)
+
+        def scorer(level: int, which: list[int], below: list[list[str]]) -> list[np.ndarray]:
+            return self.level_scores([sentences[i] for i in which],
+                                     [{**cols[i], BELOW: b} for i, b in
+                                      zip(which, below, strict=True)])
+
+        return [tree for _, tree in
+                self.levels.parse_many([len(s) for s in sentences], scorer)]
+
+    def predict(self, sentences: Sequence[Sequence[str]],
+                columns: Sequence[Columns] | None = None) -> list[list[str]]:
+        """Sentences (+ input columns) -> the CoNLL parse cells of each one's tree; an empty
+        sentence gets none."""
+        cols = columns or [{}] * len(sentences)
+        full = [i for i, s in enumerate(sentences) if len(s)]
+        trees = iter(self.parse([sentences[i] for i in full], [cols[i] for i in full]))
+        return [tree_to_conll(unchain(next(trees))) if len(s) else [] for s in sentences]

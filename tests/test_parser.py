@@ -1,0 +1,197 @@
+"""The parser (task psg) end to end: its training data (one sentence per tree level), a tiny
+trained level network whose NumPy runtime reproduces PyTorch's scores and decoding, and its
+tree in every output (tab columns, JSON, the API, spaCy, `senna evaluate`)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import FIX
+
+torch = pytest.importorskip("torch")
+
+from senna.cli import evaluate as cli_evaluate  # noqa: E402
+from senna.cli import tag as cli_tag  # noqa: E402
+from senna.io.checkpoint import load_model  # noqa: E402
+from senna.io.conll import guess_format, read_dataset, read_gold_conll  # noqa: E402
+from senna.nn.networks import weights_of  # noqa: E402
+from senna.runtime.parser import ParserModel  # noqa: E402
+from senna.runtime.pipeline import Pipeline  # noqa: E402
+from senna.syntax.levels import (  # noqa: E402
+    BELOW,
+    level_features,
+    levels_to_tree,
+    normalise,
+    tree_to_levels,
+)
+from senna.syntax.tree import (  # noqa: E402
+    ROOT,
+    brackets_to_tree,
+    column_to_brackets,
+    conll_to_tree,
+    tree_to_conll,
+)
+from senna.tasks import get_task  # noqa: E402
+from senna.train.config import TrainConfig  # noqa: E402
+from senna.train.data import batches, make_examples  # noqa: E402
+from senna.train.loop import train  # noqa: E402
+from senna.train.tagging import build, network_from_saved  # noqa: E402
+
+GOLD = FIX / "ewt_sample.gold_conll"
+SENTENCE = "The luxury auto maker last year sold 1,214 cars in the U.S."
+
+
+def config(out: Path, **kw) -> TrainConfig:
+    settings = dict(task="psg", train=str(GOLD), dev_fraction=0.3, criterion="wll",
+                    features="senna", out=str(out), epochs=2, hidden=20, conv=16, word_dim=8,
+                    batch_size=4, threads=1)
+    return TrainConfig(**{**settings, **kw})
+
+
+@pytest.fixture(scope="module")
+def psg_dir(tmp_path_factory) -> Path:
+    """A psg model trained for 2 epochs on the fixture's trees."""
+    out = tmp_path_factory.mktemp("psg") / "psg"
+    train(config(out))
+    return out
+
+
+def test_levels_format_gives_each_level_with_the_labels_found_below():
+    gold = read_gold_conll(GOLD)
+    levels = read_dataset(GOLD, "levels")
+    assert guess_format(GOLD) == "gold_conll"
+    at = 0
+    for s in gold:
+        n = len(s.words)
+        tree = normalise(conll_to_tree(s.columns["parse"]))
+        mine = levels[at : at + len(tree_to_levels(tree))]
+        at += len(mine)
+        tags = [m.columns["psg"] for m in mine]
+        assert all(m.words == s.words and m.columns["pos"] == s.columns["pos"] for m in mine)
+        assert [m.columns[BELOW] for m in mine] == \
+            [level_features(tags[:k], n) for k in range(len(mine))]
+        assert mine[0].columns[BELOW] == ["O"] * n
+        assert levels_to_tree(tags, n) == tree
+    assert at == len(levels)
+
+
+def test_psg_needs_word_level_training():
+    with pytest.raises(ValueError, match="--criterion wll"):
+        config(Path("unused"), criterion="sll")
+
+
+def test_runtime_scores_are_the_trained_networks(psg_dir):
+    saved = load_model(psg_dir)
+    net, runtime = network_from_saved(saved), ParserModel(saved)
+    sentences = read_dataset(GOLD, "levels")
+    examples = make_examples(get_task("psg"), sentences, saved.featurizer)
+    b = next(batches(examples, 16, None))
+    with torch.no_grad():
+        ref = net(torch.from_numpy(b.ids), torch.from_numpy(b.lengths),
+                  torch.from_numpy(b.predicates)).numpy()
+    got = runtime.level_scores([sentences[i].words for i in b.index],
+                               [sentences[i].columns for i in b.index])
+    for row, scores in enumerate(got):
+        np.testing.assert_allclose(scores, ref[row, : len(scores)], atol=1e-5, rtol=1e-5)
+
+
+def test_parse_decodes_what_the_network_scores_level_by_level(tmp_path):
+    """An untrained network finds phrases everywhere, so its trees have many levels: the
+    runtime (all sentences at once) equals LevelDecoder.parse over PyTorch's scores of each
+    level, the `below` column rebuilt from the levels found."""
+    cfg = config(tmp_path / "psg")
+    sentences = read_dataset(GOLD, "levels")
+    net, saved = build(cfg, get_task("psg"), sentences)
+    saved.weights = weights_of(net)
+    runtime = ParserModel(saved)
+    gold = read_gold_conll(GOLD)[:8]
+    net.eval()
+
+    def scorer(words, pos):
+        def score(level, below):
+            ids = saved.featurizer.encode(words, {"pos": pos, BELOW: below})
+            with torch.no_grad():
+                return net(torch.from_numpy(ids[None]), torch.tensor([len(words)]),
+                           torch.tensor([-1])).numpy()[0]
+        return score
+
+    expected = [runtime.levels.parse(len(s.words), scorer(s.words, s.columns["pos"]))
+                for s in gold]
+    assert max(len(levels) for levels, _ in expected) > 2
+    got = runtime.parse([s.words for s in gold], [s.columns for s in gold])
+    assert got == [tree for _, tree in expected]
+
+
+def models_with_parser(models: Path, psg_dir: Path, where: Path) -> Path:
+    root = where / "models"
+    shutil.copytree(models, root)
+    shutil.copytree(psg_dir, root / "psg")
+    return root
+
+
+def tag(root: Path, *args: str, text: str = SENTENCE) -> str:
+    out = io.BytesIO()
+    assert cli_tag.main(["-path", str(root), *args], io.BytesIO(text.encode()), out) == 0
+    return out.getvalue().decode()
+
+
+def test_cli_json_and_api_give_the_same_tree(models, psg_dir, tmp_path):
+    root = models_with_parser(models, psg_dir, tmp_path)
+    rows = [line.split("\t") for line in tag(root, "-psg", "-pos").strip("\n").split("\n")]
+    words, pos, column = ([r[i].strip() for r in rows] for i in range(3))
+    assert words == SENTENCE.split()
+    tree = conll_to_tree(column)   # every bracket closed, one root over all words
+    assert (tree.label, tree.start, tree.end) == (ROOT, 0, len(words))
+    assert tag(root, "-psg", "-pos", "-iobtags") == tag(root, "-psg", "-pos")
+    doc = json.loads(tag(root, "-psg", "-pos", "--format", "json"))
+    brackets = column_to_brackets(column, words, pos)
+    assert doc["sentences"][0]["tree"] == brackets
+    assert [t["psg"] for t in doc["sentences"][0]["tokens"]] == column
+    api = Pipeline(root, tasks="psg").tag([words])[0]
+    assert api.tree == brackets
+    assert brackets_to_tree(brackets)[1:] == (words, pos)
+    assert "(" not in tag(root, "-psg", "-pos", "--format", "conllu").replace("(TOP", "")
+
+
+def test_a_long_sentence_parsed_in_pieces_is_one_tree(models, psg_dir, tmp_path):
+    root = models_with_parser(models, psg_dir, tmp_path)
+    words = (SENTENCE + " " + SENTENCE).split()
+    sent = Pipeline(root, tasks="psg", max_words=8).tag([words])[0]
+    tree, found, _ = brackets_to_tree(sent.tree)
+    assert found == words
+    assert tree.label == ROOT and len(tree.children) >= 2
+
+
+def test_column_to_brackets_joins_trees_under_one_root():
+    one = tree_to_conll(conll_to_tree(["(TOP(S(NP*", "*)", "(VP*)))"]))
+    two = tree_to_conll(conll_to_tree(["(TOP(NP*", "*))"]))
+    words, tags = list("abcde"), ["X"] * 5
+    assert column_to_brackets(one + two, words, tags) == \
+        "(TOP (S (NP (X a) (X b)) (VP (X c))) (NP (X d) (X e)))"
+    with pytest.raises(ValueError, match="outside the tree"):
+        column_to_brackets(["(S*)", "(S*)"], ["a", "b"], ["X", "X"])
+
+
+def test_evaluate_prints_labelled_bracket_scores(psg_dir, capsys):
+    assert cli_evaluate.main(["--task", "psg", "--pred", str(GOLD), "--data", str(GOLD)]) == 0
+    assert "Bracketing FMeasure       = 100.00" in capsys.readouterr().out
+    assert cli_evaluate.main(["--task", "psg", "--model", str(psg_dir), "--data",
+                              str(GOLD)]) == 0
+    out = capsys.readouterr().out
+    f1 = float(out.split("Bracketing FMeasure")[1].split("=")[1].split()[0])
+    assert 0 < f1 < 100
+
+
+def test_spacy_gets_one_tree_per_sentence(models, psg_dir, tmp_path):
+    spacy = pytest.importorskip("spacy")
+    root = models_with_parser(models, psg_dir, tmp_path)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("senna", config={"tasks": ["psg"], "model_dir": str(root)})
+    doc = nlp("The cat sat on the mat. A dog ran.")
+    assert [brackets_to_tree(t)[1] for t in doc._.trees] == \
+        [[t.text for t in s] for s in doc.sents]
