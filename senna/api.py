@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from senna.document import Document, Sentence, Token
-from senna.runtime.pipeline import Pipeline
+from senna.runtime.pipeline import Pipeline, language_models
 from senna.tagset import DEFAULT_TAGSET, apply_tagset, check_tagset
 from senna.text.tokenize import (
     SpacedTokens,
@@ -30,9 +30,9 @@ from senna.text.tokenize import (
 Text = str | Sequence[str]
 
 
-def raw_document(text: str) -> Document:
+def raw_document(text: str, language: str = "en") -> Document:
     """Untagged document: sentences and tokens of raw text, offsets into `text`."""
-    return Document(text, [Sentence.from_tokens(sent, text) for sent in tokenize(text)])
+    return Document(text, [Sentence.from_tokens(sent, text) for sent in tokenize(text, language)])
 
 
 def _usrtokens(line: str) -> tuple[list[str], Sequence[Token]]:
@@ -109,7 +109,9 @@ class Tagger:
     def document(self, text: Text) -> Document:
         """Untagged document: raw text tokenised, or a list of words as one sentence."""
         text = checked_text(text)
-        return raw_document(text) if isinstance(text, str) else pretokenized_document(text)
+        if isinstance(text, str):
+            return raw_document(text, self.pipeline.language)
+        return pretokenized_document(text)
 
     def __call__(self, text: Text, predicates: Sequence[int] | None = None) -> Document:
         """Tag one text: raw text (a str), or a pre-tokenised sentence (a list of str).
@@ -169,17 +171,24 @@ class Tagger:
 
 def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] | None = None,
          predicates: str = "auto", tagset: str = DEFAULT_TAGSET, documents: bool = True,
-         models: Mapping[str, str | Path] | None = None) -> Tagger:
+         models: Mapping[str, str | Path] | None = None, lang: str | None = None) -> Tagger:
     """Load the models for `tasks` and those they need.  `model_dir`: a folder of models,
     one per task (default: the shipped senna/models), or one model's own folder (its
     config.json names its task; the others then come from the shipped models).  `models`:
     task -> a model's own folder, used for that task instead (e.g. {"ner": "runs/esp"}).
-    `tasks`: default POS, CHUNK, NER, SRL, or the task of the model whose folder
-    `model_dir` is.  `predicates`: SRL's predicates from the verb detector ("auto": when
-    its model is there) or from the POS tags ("pos", SENNA's -posvbs).  `tagset`: POS tags
+    `tasks`: default those of POS, CHUNK, NER, SRL that the folder holds, or the task of
+    the model whose own folder `model_dir` is.  `predicates`: SRL's predicates from the
+    verb detector ("auto": when its model is there) or from the POS tags ("pos", SENNA's
+    -posvbs).  `tagset`: POS tags
     in the WSJ conventions ("wsj", default) or as trained ("ewt").  `documents`: one type
     per name within each text (NER, `senna.decode.documents`); False: each span as Viterbi
-    found it."""
+    found it.  `lang`: instead of `model_dir`, the shipped models for raw text in that
+    language ("en", the default; "es", "nl": their NER), whose tokenizer splits the text as
+    the models' training data was split."""
     check_tagset(tagset)   # before the models load
+    if lang is not None:
+        if model_dir is not None:
+            raise ValueError("give model_dir or lang, not both")
+        model_dir = language_models(lang)
     return Tagger(Pipeline(model_dir, tasks, predicates=predicates, documents=documents,
                            task_dirs=models), tagset)

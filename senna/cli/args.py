@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import MISSING, fields
 
+from senna.io.checkpoint import ModelError
+from senna.runtime.pipeline import language_models
 from senna.settings import base_type, option
 from senna.tasks import TASKS, get_task
 
@@ -84,9 +86,25 @@ def add_model_options(p: argparse.ArgumentParser, models_help: str) -> None:
                    help=f"{models_help}, or one model's own folder (its task then defaults "
                         "to what is tagged, and the models it needs come from the shipped "
                         "ones); default: the shipped models")
+    p.add_argument("-lang", "--lang", dest="lang", metavar="LANG",
+                   help="instead of -path, the shipped models for text in LANG: en (the "
+                        "default), es or nl (NER), tokenised as their training data was")
     p.add_argument("--model", dest="models", action="append", metavar="TASK=DIR",
                    help="take TASK's model from its own folder DIR, instead of -path's or "
                         f"the shipped one (repeat for several tasks; TASK: {','.join(TASKS)})")
+
+
+def chosen_model_dir(a: argparse.Namespace, prog: str) -> str | None:
+    """-path's folder, or --lang's shipped models; UsageError for both or an unknown
+    language."""
+    if a.lang is None:
+        return a.model_dir
+    if a.model_dir is not None:
+        raise UsageError("give -path or --lang, not both", prog)
+    try:
+        return str(language_models(a.lang))
+    except ModelError as e:
+        raise UsageError(f"--lang: {e}", prog) from None
 
 
 def task_folders(values: list[str] | None, prog: str) -> dict[str, str]:

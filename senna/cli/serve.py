@@ -6,7 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from senna.cli.args import Parser, UsageError, add_model_options, missing_extra, task_folders
+from senna.cli.args import (
+    Parser,
+    UsageError,
+    add_model_options,
+    chosen_model_dir,
+    missing_extra,
+    task_folders,
+)
 from senna.serve.limits import Limits
 
 DEFAULTS = Limits()
@@ -50,6 +57,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     models = task_folders(a.models, "senna serve")
+    a.model_dir = chosen_model_dir(a, "senna serve")
     if (min(a.max_body_bytes, a.max_tokens, a.max_roles, a.max_pending) < 1
             or min(a.timeout_s, a.header_timeout_s, a.keep_alive_s) <= 0
             or a.refusal_delay_s < 0 or not 0 <= a.port < 65536):

@@ -20,7 +20,13 @@ from typing import BinaryIO, TextIO
 
 from senna import __version__
 from senna.api import Tagger, load, pretokenized_document, raw_document
-from senna.cli.args import Parser, UsageError, add_model_options, task_folders
+from senna.cli.args import (
+    Parser,
+    UsageError,
+    add_model_options,
+    chosen_model_dir,
+    task_folders,
+)
 from senna.document import Document
 from senna.io.output import FORMATS, OutputOptions, iter_formatted, write_chunks
 from senna.runtime.pipeline import model_folders
@@ -249,7 +255,9 @@ class Stream:
         """One input line (raw paragraph or -usrtokens sentence), untagged."""
         text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
         text = text.rstrip("\r\n")
-        return pretokenized_document(text) if self.usrtokens else raw_document(text)
+        if self.usrtokens:
+            return pretokenized_document(text)
+        return raw_document(text, self.tagger.pipeline.language)
 
     def predicates(self, doc: Document) -> list[list[int]]:
         """This document's -usrvbs predicate positions; ValueError on any mismatch."""
@@ -305,6 +313,7 @@ class Stream:
 def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     a = parser().parse_args(argv)
     models = task_folders(a.models, "senna")
+    a.model_dir = chosen_model_dir(a, "senna")
     tasks = requested_tasks(a, lambda: model_folders(a.model_dir, models).default_tasks())
     check_options(a, tasks)
     usrvbs = open_usrvbs(a.usrvbs) if a.usrvbs else None

@@ -59,6 +59,7 @@ from senna.io.npz import Check, load_npz
 from senna.nn.config import NetConfig
 from senna.tags import SCHEMES, split_tag
 from senna.tasks import register
+from senna.text.tokenize import LANGUAGES
 from senna.vocab import FileIndex, FileVocab, TagSet, Vocab
 
 FORMAT = "senna-model"
@@ -594,6 +595,9 @@ def check_config(config: dict, file: Path) -> None:
     if config.get("rows_dtype", "float32") not in ("float16", "float32"):
         raise ModelError(f"{file}: rows_dtype must be float16 or float32, got "
                          f"{config['rows_dtype']!r}")
+    if config.get("language", "en") not in LANGUAGES:
+        raise ModelError(f"{file}: language must be one of {', '.join(LANGUAGES)}, got "
+                         f"{config['language']!r}")
     if "word_base" in config:
         _check_base(config["word_base"], file)
         table = config["word_base"]["table"]

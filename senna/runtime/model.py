@@ -100,6 +100,7 @@ class TaskModel:
         self.criterion = self.cfg.criterion
         self.constraints = for_scheme(self.tags.items, saved.info.get("scheme"))
         self.decoder = model_decoder(saved)
+        self.language: str = saved.info.get("language", "en")   # its training text's
         self.tables = kernels.sentence_tables(self.w, self.cfg) if self.sentence_level else None
 
     @property

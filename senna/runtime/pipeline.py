@@ -41,8 +41,8 @@ from senna.tasks import (
 )
 from senna.text.pieces import MAX_WORDS, piece_bounds, token_ranges
 
-__all__ = ["DEFAULT_TASKS", "Folders", "Pipeline", "default_model_dir", "model_folders",
-           "normalize_tasks"]
+__all__ = ["DEFAULT_TASKS", "Folders", "Pipeline", "default_model_dir", "language_models",
+           "model_folders", "normalize_tasks"]
 
 Columns = dict[str, list[str]]
 Roles = dict[int, Sequence[str]]
@@ -62,6 +62,20 @@ def default_model_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "models"
 
 
+def language_models(lang: str) -> Path:
+    """The shipped models for raw text in `lang`: English's are senna/models itself, other
+    languages' sit in senna/models/<lang>/.  ModelError naming those shipped."""
+    root = default_model_dir()
+    if lang == "en":
+        return root
+    shipped = sorted(p.parent.parent.name for p in root.glob("*/*/config.json")
+                     if p.parent.parent != root)
+    if lang not in shipped:
+        raise ModelError(f"no shipped models for language {lang!r}; shipped: "
+                         f"{', '.join(['en', *shipped])} (or train your own: docs/training.md)")
+    return root / lang
+
+
 @dataclass(frozen=True)
 class Folders:
     """Where each task's model is: `own[task]`, else `root`/<task>.  `single`: the task of
@@ -75,8 +89,15 @@ class Folders:
         return self.own.get(task, self.root / task)
 
     def default_tasks(self, usual: Sequence[str] = DEFAULT_TASKS) -> tuple[str, ...]:
-        """One model's folder: its task (the tasks it needs come along); else `usual`."""
-        return (self.single,) if self.single else tuple(usual)
+        """One model's folder: its task (the tasks it needs come along); else those of
+        `usual` that the folder holds, or, holding none of them, every model it holds."""
+        if self.single:
+            return (self.single,)
+        held = [t for t in usual if t in self.own or (self.root / t).is_dir()]
+        if not held:
+            held = sorted(p.parent.name for p in self.root.glob("*/config.json")
+                          if p.parent.name in TASKS)
+        return tuple(held or usual)
 
 
 def _own_folder(path: Path, task: str | None) -> str:
@@ -224,6 +245,12 @@ class Pipeline:
         self.order: list[str] = []
         for task in self.tasks:
             self._require(task, ())
+        languages = {self.models[t].language for t in self.order}
+        if len(languages) > 1:
+            raise ModelError("these models were trained on different languages: " + ", ".join(
+                f"{t} ({self.models[t].language})" for t in self.order))
+        self.language = languages.pop() if languages else "en"
+        """The language the models were trained on: raw text is tokenised its way."""
 
     @property
     def task_dirs(self) -> dict[str, Path]:

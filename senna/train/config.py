@@ -15,6 +15,7 @@ from senna.io.conll import FORMATS
 from senna.nn.config import APPROACHES, CRITERIA, NETWORK, network_problems
 from senna.settings import option, setting, type_problems
 from senna.tasks import PRESETS, check_layout
+from senna.text.tokenize import LANGUAGES
 
 # The readers' formats, each with what it reads, for the help.
 FORMAT_HELP = ("conll2000 (WORD POS CHUNK), conll2003 (WORD POS CHUNK NER, -DOCSTART- "
@@ -30,7 +31,7 @@ OPTIMIZERS = ("sgd", "adam")
 SECTIONS = {
     "data": ("task", "train", "dev", "format", "columns", "scheme", "dev_fraction",
              "extra_train", "extra_columns", "predicted_columns", "jackknife", "jackknife_dir",
-             "jobs", "licence"),
+             "jobs", "licence", "language"),
     "features": ("features", "embeddings", "fixed_embeddings", "word_dim", "max_words",
                  "min_count", "gazetteer", "clusters"),
     "network": ("approach", "criterion", "window", "hidden", "conv", "predicate_window",
@@ -130,6 +131,9 @@ class TrainConfig:
     licence: str = setting("the training data's licence, for the model card (empty: the "
                            "built-in task's data licence when trained on that data, else "
                            "'not stated')", "")
+    language: str = setting("the text's language: the tokenizer splits raw text the way this "
+                            "language's training data was split when a model trained here "
+                            "tags it", "en", choices=LANGUAGES)
     dev_fraction: float = setting("share of the training sentences held out as dev when no "
                                   "--dev is given, between 0 and 1", 0.1)
     extra_train: str | None = setting("more training sentences in the task's format (e.g. "

@@ -65,6 +65,7 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     torch.manual_seed(cfg.seed)
     net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
     info = {"scheme": task.scheme, "source_scheme": file_scheme(task, train_sents),
+            "language": cfg.language,
             "training": {"config": asdict(cfg), "command": command_line()}}
     if task.name not in PRESETS:   # a user's task: the model says what it is
         info["task_spec"] = task_record(task)
