@@ -52,6 +52,8 @@ def test_bracket_reader_conventions() -> None:
     assert tree == node("TOP", [node("S", [node("NP", [0, 1])])])
     assert words == ["(", "x:)"] and tags == ["-LRB-", "NN"]
     assert tree_to_brackets(tree, words, tags) == "(TOP (S (NP (-LRB- -LRB-) (NN x:-RRB-))))"
+    # the tagger's WSJ-style tags name brackets as themselves: written the Treebank's way
+    assert tree_to_brackets(tree, words, ["(", "NN"]) == tree_to_brackets(tree, words, tags)
 
 
 @pytest.mark.parametrize("text, message", [

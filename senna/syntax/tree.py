@@ -161,7 +161,8 @@ def _unescape(text: str) -> str:
 
 
 def tree_to_brackets(tree: Tree, words: Sequence[str], tags: Sequence[str]) -> str:
-    """One-line PTB bracket string of a tree with its words and POS tags."""
+    """One-line PTB bracket string of a tree with its words and POS tags (brackets in
+    either written -LRB- and -RRB-, as the Penn Treebank does)."""
     if not len(words) == len(tags) == tree.end or tree.start != 0:
         raise ValueError(f"tree over words {tree.start}..{tree.end} does not fit "
                          f"{len(words)} words and {len(tags)} tags")
@@ -169,9 +170,10 @@ def tree_to_brackets(tree: Tree, words: Sequence[str], tags: Sequence[str]) -> s
     def text(unit: Tree | int) -> str:
         if isinstance(unit, Tree):
             return f"({unit.label} {' '.join(text(c) for c in unit.children)})"
-        return f"({tags[unit]} {_escape(words[unit])})"
+        return f"({_escape(tags[unit])} {_escape(words[unit])})"
 
-    bad = [x for x in [*tags, *(t.label for t in tree.nodes())] if not _ATOM.fullmatch(x)]
+    bad = [x for x in [*map(_escape, tags), *(t.label for t in tree.nodes())]
+           if not _ATOM.fullmatch(x)]
     if bad:
         raise ValueError(f"label or tag {bad[0]!r} cannot be written in a bracket string "
                          "(expected no spaces or brackets)")

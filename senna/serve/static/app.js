@@ -1,9 +1,10 @@
 // The page: POST the text to /tag and draw each sentence as a grid, one column per token:
-// words, POS tags, then chunk / entity / PT0 spans and one row per predicate's frame.
+// words, POS tags, then chunk / entity / PT0 spans, the parse tree's phrases one row per
+// level (the lowest first, as in the paper's Figure 6) and one row per predicate's frame.
 "use strict";
 
 const TASKS = [["pos", "POS"], ["chunk", "Chunks"], ["ner", "Entities"], ["pt0", "PT0"],
-               ["srl", "Roles"]];
+               ["psg", "Tree"], ["srl", "Roles"]];
 
 function el(tag, cls, text) {
   const node = document.createElement(tag);
@@ -37,6 +38,34 @@ function roleClass(label) {
   return "role-" + (core.startsWith("ARGM") ? "ARGM" : core);
 }
 
+function treeLevels(text) {
+  // a one-line bracket string -> its phrases' [label, start, end] by level: a phrase's
+  // level is 0 when its children are all words (under their POS tags), else one more than
+  // its highest child's; the TOP root above the sentence is left out
+  const tokens = text.match(/\(|\)|[^\s()]+/g) || [];
+  const levels = [];
+  let pos = 0;
+  let leaf = 0;
+  function read(root) {
+    pos += 1;                      // "("
+    const label = tokens[pos++];
+    if (tokens[pos] !== "(") {     // (TAG word)
+      pos += 2;
+      leaf += 1;
+      return -1;
+    }
+    const start = leaf;
+    let level = 0;
+    while (tokens[pos] === "(") level = Math.max(level, read(false) + 1);
+    pos += 1;                      // ")"
+    if (root && label === "TOP") return level;
+    (levels[level] = levels[level] || []).push([label, start, leaf]);
+    return level;
+  }
+  if (tokens[0] === "(") read(true);
+  return levels;
+}
+
 function drawSentence(sent) {
   const words = sent.tokens.map((t) => t.text);
   const grid = el("section", "sentence");
@@ -55,6 +84,10 @@ function drawSentence(sent) {
     spanRow(grid, row++, "Entity", sent.entities, words, (l) => `entity label-${l}`);
   }
   if (sent.pt0) spanRow(grid, row++, "PT0", sent.pt0, words, (l) => `pt0 label-${l}`);
+  if (sent.tree) {
+    treeLevels(sent.tree).forEach((phrases, level) => spanRow(
+      grid, row++, `Tree ${level}`, phrases, words, (l) => `phrase label-${l}`));
+  }
   for (const frame of sent.frames || []) {
     const head = spanRow(grid, row++, frame.verb, frame.arguments, words,
                          (l) => `role ${roleClass(l)}`);
