@@ -40,7 +40,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver \
-	embeddings-es embeddings-nl
+	embeddings-es embeddings-nl ner-es ner-nl
 
 # PT0 and VBS last: under -j2 they would wait for CHUNK's jackknife folds while NER's and
 # SRL's steps can run.
@@ -159,6 +159,15 @@ runs/lm/corpus/corpus.json:
 embeddings: runs/lm/corpus/corpus.json
 	$(SENNA) lm train --config recipes/lm.json
 	$(SENNA) lm export --model runs/lm/model --to $(EMB) --dtype float16
+
+# --- Spanish and Dutch NER (CoNLL-2002), in senna/models/es and senna/models/nl ---------
+
+ner-es: $(MODELS)/es/ner/weights.npz
+ner-nl: $(MODELS)/nl/ner/weights.npz
+$(MODELS)/es/ner/history.json: recipes/ner-es.json $(EMB_ES)
+	$(SENNA) train --config recipes/ner-es.json --out $(@D)
+$(MODELS)/nl/ner/history.json: recipes/ner-nl.json $(EMB_NL)
+	$(SENNA) train --config recipes/ner-nl.json --out $(@D)
 
 # --- Spanish and Dutch word embeddings (CoNLL-2002's languages; hours on CPU) -----------
 

@@ -76,6 +76,13 @@ def test_a_model_from_a_replaced_script_gets_the_makefile_step():
     ("senna train --config recipes/pos.json --out runs/rebuild/pos", "runs/rebuild/pos",
      "Rebuild with `make pos MODELS=runs/rebuild`"),
     ("senna train --config recipes/pos.json --out mine", "mine", "Retrain with:"),
+    ("senna train --config recipes/ner-es.json --out senna/models/es/ner",
+     "senna/models/es/ner", "Rebuild with `make ner-es` from the repository root (its "
+     "Makefile: `make -n ner-es`"),
+    ("senna train --config recipes/ner-es.json --out runs/es/ner", "runs/es/ner",
+     "Rebuild with `make ner-es MODELS=runs`"),
+    ("senna train --config recipes/ner-es.json --out runs/ner", "runs/ner", "Retrain with:"),
+    ("senna train --task psg --out runs/psg", "runs/psg", "Retrain with:"),   # no recipe
     ("senna train --config my-pos.json", "senna/models/pos", "Retrain with:"),
 ])
 def test_the_make_target_only_where_the_makefile_trains_the_model(command, out, expected):

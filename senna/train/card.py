@@ -13,10 +13,13 @@ from senna.nn.config import NetConfig
 from senna.tasks import get_task, register
 
 # The Makefile's target for each shipped model and the recipe of its own training step
-# (tests/test_makefile.py checks them against `make -n`).
+# (tests/test_makefile.py checks them against `make -n`), and where in the models' folder
+# a target writes when that is not the folder named as the target.
 MAKE_RECIPES = {"pos": "recipes/pos.json", "chunk": "recipes/chunk-pt0.json",
                 "pt0": "recipes/pt0-joint.json", "ner": "recipes/ner-silver.json",
-                "srl": "recipes/srl-lm.json", "vbs": "recipes/vbs.json"}
+                "srl": "recipes/srl-lm.json", "vbs": "recipes/vbs.json",
+                "ner-es": "recipes/ner-es.json", "ner-nl": "recipes/ner-nl.json"}
+MAKE_FOLDERS = {"ner-es": "es/ner", "ner-nl": "nl/ner"}
 SHIPPED_DIR = Path("senna/models")
 # The scripts the Makefile replaced, as models trained before it record their command.
 REPLACED_SCRIPT = re.compile(r"bash recipes/(?:silver|train_all)\.sh (\w+)")
@@ -102,13 +105,16 @@ def config_file(command: str) -> str | None:
     return words[words.index("--config") + 1] if "--config" in words[:-1] else None
 
 
-def make_target(task: str, command: str, out: str | None) -> str | None:
-    """`make <task>` (with MODELS=... for another directory) when the Makefile's step for
-    the task is the command that trained this model, else None."""
-    if not out or Path(out).name != task or config_file(command) != MAKE_RECIPES.get(task):
-        return None
-    models = Path(out).parent
-    return f"make {task}" + ("" if models == SHIPPED_DIR else f" MODELS={models}")
+def make_target(command: str, out: str | None) -> str | None:
+    """`make <target>` (with MODELS=... for another directory) when a Makefile step that
+    writes `out` is the command that trained this model, else None."""
+    recipe = config_file(command)
+    for target, file in MAKE_RECIPES.items():
+        folder = Path(MAKE_FOLDERS.get(target, target)).parts
+        if out and file == recipe and Path(out).parts[-len(folder):] == folder:
+            models = Path(*Path(out).parts[:-len(folder)] or ".")
+            return f"make {target}" + ("" if models == SHIPPED_DIR else f" MODELS={models}")
+    return None
 
 
 def threads_text(threads: int | None) -> str:
@@ -126,11 +132,11 @@ def rebuild_lines(config: dict) -> list[str]:
     if old and old.group(1) == task and task in MAKE_RECIPES:
         command = f"senna train --config {MAKE_RECIPES[task]}"
     steps = [f"    {typed(c)}" for c in (command, config.get("compacted")) if c]
-    target = make_target(task, command, tr.get("config", {}).get("out"))
+    target = make_target(command, tr.get("config", {}).get("out"))
     if target is None:
         return ["Retrain with:", "", *steps]
     return [f"Rebuild with `{target}` from the repository root (its Makefile: `make -n "
-            f"{task}` lists every step, what the model needs first included). The model's "
+            f"{target.split()[1]}` lists every step, what the model needs first included). The model's "
             "own steps:", "", *steps]
 
 
