@@ -1,7 +1,8 @@
 """Tagging speed of the `senna` command beside SENNA v3.0's: tokens per
-second for -pos, -chk, -ner, -srl alone and all four together, model load time, the time of a
-one-sentence run and peak RSS, on the words of CoNLL-2003 eng.testa and the EWT dev set fed
-with -usrtokens (one sentence per line, tokens separated by spaces).
+second for -pos, -chk, -ner, -srl alone and all four together (with a parser model, -psg
+alone and all five too), model load time, the time of a one-sentence run and peak RSS, on the
+words of CoNLL-2003 eng.testa and the EWT dev set fed with -usrtokens (one sentence per line,
+tokens separated by spaces).
 
     python bench/speed.py [--data ../shared/data] [--model-dir DIR] [--repeat 3]
 
@@ -57,6 +58,12 @@ ROWS = (
     ("NER", ["-ner"], 24_600, 130_000),
     ("SRL", ["-srl"], 2_770, 14_000),
     ("all four", [], 2_530, 13_500),
+)
+# With a parser model: the parser alone, and all five tasks, whose target is half the
+# tokens/s of all four (the parser may double the time of a full run).
+PARSER_ROWS = (
+    ("PSG", ["-psg"], None, None),
+    ("all five", ["-pos", "-chk", "-ner", "-srl", "-psg"], None, None),
 )
 SENNA_RSS_MB, TARGET_RSS_MB = 192, 150
 SENNA_ONE_S, TARGET_ONE_S = 0.2, 0.3     # one sentence, all four: process start to exit
@@ -137,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
                         "relative to the repository root)")
     p.add_argument("--model-dir", help="models' root directory, passed to senna -path "
                                        "(default: the shipped models)")
+    p.add_argument("--psg", metavar="DIR",
+                   help="the parser's model folder, for the PSG and all-five rows (default: "
+                        "the models' psg/ when there is one)")
     p.add_argument("--repeat", type=int, default=3,
                    help="runs per measurement (the median counts)")
     p.add_argument("--limit", type=int, default=0,
@@ -148,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         sentences = sentences[: a.limit]
     tokens = sum(len(s) for s in sentences)
     base = senna_command() + ["-usrtokens"] + (["-path", a.model_dir] if a.model_dir else [])
+    root = Path(a.model_dir) if a.model_dir else ROOT / "senna" / "models"
+    parser = a.psg is not None or (root / "psg" / "config.json").is_file()
+    base += ["--model", f"psg={a.psg}"] if a.psg else []
+    rows = ROWS + (PARSER_ROWS if parser else ())
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         text, empty = Path(tmp) / "input.txt", Path(tmp) / "empty.txt"
@@ -159,13 +173,13 @@ def main(argv: list[str] | None = None) -> int:
         # machine's speed drifts by up to 30% over minutes) weighs on all rows alike.
         runs: dict[tuple[str, str], list[Run]] = {}
         for _ in tqdm(range(a.repeat), desc="rounds", file=sys.stderr):
-            for label, opts, _, _ in ROWS:
+            for label, opts, _, _ in rows:
                 for kind, stdin in (("load", empty), ("full", text)):
                     runs.setdefault((label, kind), []).append(
                         run_once(base + ["--preload"] + opts, stdin))
             runs.setdefault(("single", ""), []).append(run_once(base, one))
         results = [(label, senna, target, median(runs[label, "load"]),
-                    median(runs[label, "full"])) for label, _, senna, target in ROWS]
+                    median(runs[label, "full"])) for label, _, senna, target in rows]
         single = median(runs["single", ""])
     load_after = os.getloadavg()
 
@@ -175,12 +189,22 @@ def main(argv: list[str] | None = None) -> int:
     print("| tokens/s | SENNA v3.0 | target | whole command (wall) | excl. load (wall) "
           "| excl. load (CPU) | target met (excl. load, wall / CPU) |")
     print("|---|---:|---:|---:|---:|---:|---|")
+    four = next(r for r in results if r[0] == "all four")
     for label, senna, target, load, full in results:
         wall, cpu = full.wall - load.wall, full.cpu - load.cpu
-        met = " / ".join("yes" if s > 0 and tokens / s >= target else "no" for s in (wall, cpu))
-        print(f"| {label} | {senna:,} | ≥ {target:,} | {rate(tokens, full.wall)} "
-              f"| {rate(tokens, wall)} | {rate(tokens, cpu)} | {met} |")
-    everything = results[-1]
+        if label == "all five":   # half of all four's rate, wall and CPU alike
+            goals = [tokens / (2 * (four[4].wall - four[3].wall)),
+                     tokens / (2 * (four[4].cpu - four[3].cpu))]
+        else:
+            goals = [target, target]
+        met = " / ".join("—" if goal is None else "yes" if s > 0 and tokens / s >= goal
+                         else "no" for s, goal in zip((wall, cpu), goals, strict=True))
+        shown = "½ all four" if label == "all five" else "—" if target is None else \
+            f"≥ {target:,}"
+        print(f"| {label} | {'—' if senna is None else f'{senna:,}'} | {shown} "
+              f"| {rate(tokens, full.wall)} | {rate(tokens, wall)} | {rate(tokens, cpu)} "
+              f"| {met} |")
+    everything = four
     print(f"| load time, all four (s; empty input, --preload, wall / CPU) | | "
           f"| {everything[3].wall:.2f} / {everything[3].cpu:.2f} | | | |")
     met = " / ".join("yes" if t <= TARGET_ONE_S else "no" for t in (single.wall, single.cpu))
