@@ -54,7 +54,8 @@ vbs: $(MODELS)/vbs/weights.npz
 
 # Each model's word-table rows in float16 once it is trained (half the space, dev scores
 # unchanged; weights.npz is replaced atomically, so an interrupted compaction keeps it).
-.PRECIOUS: $(MODELS)/%/weights.npz
+# The language models' corpora and exports too: hours of work that make must not delete.
+.PRECIOUS: $(MODELS)/%/weights.npz runs/embeddings-%/vectors.npz runs/lm-%/corpus/corpus.json
 $(MODELS)/%/weights.npz: $(MODELS)/%/history.json
 	$(SENNA) compact $(@D) --rows float16
 
@@ -164,9 +165,9 @@ embeddings: runs/lm/corpus/corpus.json
 
 ner-es: $(MODELS)/es/ner/weights.npz
 ner-nl: $(MODELS)/nl/ner/weights.npz
-$(MODELS)/es/ner/history.json: recipes/ner-es.json $(EMB_ES)
+$(MODELS)/es/ner/history.json: recipes/ner-es.json runs/embeddings-es/vectors.npz
 	$(SENNA) train --config recipes/ner-es.json --out $(@D)
-$(MODELS)/nl/ner/history.json: recipes/ner-nl.json $(EMB_NL)
+$(MODELS)/nl/ner/history.json: recipes/ner-nl.json runs/embeddings-nl/vectors.npz
 	$(SENNA) train --config recipes/ner-nl.json --out $(@D)
 
 # --- Spanish and Dutch word embeddings (CoNLL-2002's languages; hours on CPU) -----------
@@ -174,7 +175,9 @@ $(MODELS)/nl/ner/history.json: recipes/ner-nl.json $(EMB_NL)
 runs/lm-%/corpus/corpus.json:
 	$(SENNA) lm prepare $(DATA)/lm/$*_*.txt.xz --language $* --out $(@D)
 
-# Trains recipes/lm-es.json or lm-nl.json (a second call resumes it) and exports it.
-embeddings-es embeddings-nl: embeddings-%: runs/lm-%/corpus/corpus.json
+# Trains recipes/lm-es.json or lm-nl.json (a second call resumes it) and exports it to
+# runs/: not shipped, since each NER model keeps the rows it reads in its own folder.
+embeddings-es embeddings-nl: embeddings-%: runs/embeddings-%/vectors.npz
+runs/embeddings-%/vectors.npz: runs/lm-%/corpus/corpus.json
 	$(SENNA) lm train --config recipes/lm-$*.json
-	$(SENNA) lm export --model runs/lm-$*/model --to senna/models/embeddings-$* --dtype float16
+	$(SENNA) lm export --model runs/lm-$*/model --to $(@D) --dtype float16

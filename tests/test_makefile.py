@@ -72,6 +72,20 @@ def test_each_target_trains_the_recipe_its_model_card_names(task):
     assert lines[-1] == f"python -m senna compact senna/models/{task} --rows float16"
 
 
+@pytest.mark.parametrize("lang", ["es", "nl"])
+def test_other_languages_train_their_embeddings_then_their_ner(lang):
+    """`make ner-es` is one command: the language model on that language's text (hours,
+    reused once exported), then the NER recipe into senna/models/es/ner; `make models`
+    leaves both alone."""
+    lines = steps(f"ner-{lang}")
+    assert first(lines, f"lm prepare ../shared/data/lm/{lang}_*.txt.xz --language {lang}") < \
+        first(lines, f"lm train --config recipes/lm-{lang}.json") < \
+        first(lines, f"lm export --model runs/lm-{lang}/model --to runs/embeddings-{lang}") < \
+        first(lines, f"train --config {MAKE_RECIPES[f'ner-{lang}']} --out senna/models/{lang}/ner")
+    assert lines[-1] == f"python -m senna compact senna/models/{lang}/ner --rows float16"
+    assert not any(f"ner-{lang}" in line or "lm train" in line for line in steps("models"))
+
+
 @pytest.mark.skipif(shutil.which("flock") is None, reason="needs flock (util-linux)")
 def test_steps_that_train_jackknife_folds_take_turns_under_j2():
     """Two jobs training the same fold into runs/jackknife/ at once would corrupt it: every
