@@ -78,7 +78,9 @@ def parser() -> argparse.ArgumentParser:
                    help="print the version and exit")
     for t in TASKS.values():
         p.add_argument(f"-{t.column.lower()}", dest=t.name, action="store_true",
-                       help=f"output {t.column} tags" + ("" if t.default else
+                       help=("output the parse tree, one bracket fragment per token"
+                             if t.tree else f"output {t.column} tags")
+                       + ("" if t.default else
                                                          " (not in the default output)")
                        + ("; task flags select: with any of them given, exactly those tasks "
                           "are output" if t is next(iter(TASKS.values())) else ""))
