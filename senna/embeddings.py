@@ -401,3 +401,26 @@ def plot_map(out: str | os.PathLike, words: Sequence[str], vectors: np.ndarray,
     fig.tight_layout()
     fig.savefig(out, format="png")
     return len(rows)
+
+
+# The licences of the unlabeled text files the project's data folder holds (its README),
+# by the start of their names; any other text's terms are its user's to state.
+TEXT_LICENCES = (
+    ("enwiki_", "Wikipedia text is CC BY-SA 3.0."),
+    ("reuters21578", "Reuters-21578 is distributed for research purposes only, and so are "
+                     "embeddings trained on it."),
+    ("es_parlamint", "ParlaMint-ES is CC BY 4.0."),
+    ("es_conha19", "The conha19 novels are in the public domain (Public Domain Mark)."),
+    ("nl_wetten", "Dutch statutes and regulations carry no copyright (Auteurswet, art. 11)."),
+)
+
+
+def text_licences(files: list[str]) -> str:
+    """What the card says of the licences of the text the embeddings were trained on."""
+    known = list(dict.fromkeys(text for prefix, text in TEXT_LICENCES
+                               if any(f.startswith(prefix) for f in files)))
+    unknown = [f for f in files if not any(f.startswith(p) for p, _ in TEXT_LICENCES)]
+    if unknown:
+        known.append(f"The licence of {', '.join(f'`{f}`' for f in unknown)} is not stated "
+                     "here: the embeddings carry the terms of that text.")
+    return " ".join(known)

@@ -134,3 +134,14 @@ def test_a_licence_must_be_one_line(capsys):
 
     err = bad_settings(capsys, [*BASE, "--licence", "a\nb"])
     assert "--licence must be one line of text" in err
+
+
+def test_a_card_names_the_text_of_embeddings_kept_in_the_models_folder():
+    """A model trained from a language model of its own (senna lm) keeps those rows and the
+    text they came from: the card names that text and its licence, not the shipped one's."""
+    config = copy.deepcopy(shipped_config("pos"))
+    config["training"]["config"]["embeddings"] = "runs/embeddings-nl"
+    card = card_text(config, ["nl_wetten_bwb_2017.txt.xz"])
+    assert ("initialised from `runs/embeddings-nl`: a language model's, trained on "
+            "`nl_wetten_bwb_2017.txt.xz`. Dutch statutes") in card
+    assert "Reuters" not in card.split("Dev scores")[0]

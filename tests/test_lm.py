@@ -377,3 +377,16 @@ def test_the_gpu_slice_keeps_the_dictionary_and_whole_padded_sentences(corpus_di
 
     card = (export(tmp_path / "m", tmp_path / "e") / "MODEL_CARD.md").read_text()
     assert "a slice of that text" in card and f"{100 * full.coverage(size):.1f}%" in card
+
+
+def test_the_embeddings_card_states_the_licences_of_its_text():
+    """Each text's own terms: Reuters' research-only clause only where Reuters was read."""
+    from senna.embeddings import text_licences
+
+    english = text_licences(["enwiki_a_2015_core.txt.xz", "reuters21578_news.txt.xz"])
+    assert "CC BY-SA 3.0" in english and "research purposes only" in english
+    dutch = text_licences(["nl_wetten_bwb_2017.txt.xz"])
+    assert "Auteurswet" in dutch and "Reuters" not in dutch and "Wikipedia" not in dutch
+    assert text_licences(["my-notes.txt"]) == ("The licence of `my-notes.txt` is not stated "
+                                               "here: the embeddings carry the terms of that "
+                                               "text.")

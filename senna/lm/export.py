@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from senna.embeddings import embedding_files, save_embeddings, write_embeddings
+from senna.embeddings import embedding_files, save_embeddings, text_licences, write_embeddings
 from senna.io.manifest import write_manifest
 from senna.lm.corpus import Corpus
 from senna.lm.train import CHECKPOINT, HIDDEN_FILE, unfinished_stage
@@ -81,8 +81,7 @@ def card(meta: dict, count: int, dim: int, dtype: str, coverage: dict[int, float
                   "pack`, so that the corpus travels to a GPU machine)."]
     lines += [
         "",
-        "Wikipedia text is CC BY-SA 3.0. Reuters-21578 is distributed for research purposes "
-        "only, and so are embeddings trained on it.",
+        text_licences([Path(s["path"]).name for s in corpus["sources"]]),
         "",
         "## Training",
         "",

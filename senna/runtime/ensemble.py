@@ -133,6 +133,9 @@ class EnsembleModel(TaskModel):
         if {(m.sentence_level, m.cfg.window) for m in members} != \
                 {(first.sentence_level, first.cfg.window)}:
             raise ModelError("ensemble members need the same approach and window")
+        if {m.language for m in members} != {first.language}:
+            raise ModelError("ensemble members were trained on different languages")
+        self.language = first.language
         self.members, self.combine = list(members), combine
         self.saved, self.task, self.tags, self.cfg = first.saved, first.task, first.tags, first.cfg
         self.featurizer, self.criterion = first.featurizer, first.criterion

@@ -9,6 +9,8 @@ import shlex
 from pathlib import Path
 
 from senna.datasets import parse_spec
+from senna.embeddings import read_metadata, text_licences
+from senna.io.checkpoint import OWN_BASE, ModelError
 from senna.nn.config import NetConfig
 from senna.tasks import get_task, register
 
@@ -136,8 +138,8 @@ def rebuild_lines(config: dict) -> list[str]:
     if target is None:
         return ["Retrain with:", "", *steps]
     return [f"Rebuild with `{target}` from the repository root (its Makefile: `make -n "
-            f"{target.split()[1]}` lists every step, what the model needs first included). The model's "
-            "own steps:", "", *steps]
+            f"{target.split()[1]}` lists every step, what the model needs first included). "
+            "The model's own steps:", "", *steps]
 
 
 def _is_file(path: str, tail: str) -> bool:
@@ -162,7 +164,9 @@ def licence_text(config: dict) -> str:
     return "not stated (`senna train --licence` records it)"
 
 
-def card_text(config: dict) -> str:
+def card_text(config: dict, text: list[str] | None = None) -> str:
+    """The card of a model whose config.json is `config`; `text`: the files of unlabeled
+    text its embeddings were trained on, where the model's folder records them."""
     tr = config.get("training", {})
     cfg = tr.get("config", {})
     dev = config.get("dev", {})
@@ -192,10 +196,12 @@ def card_text(config: dict) -> str:
           if config.get("rows_dtype", "float32") != "float32" else []),
         *([f"- Word table initialised from `{cfg['embeddings']}`"
            + (" and kept fixed" if cfg.get("fixed_embeddings") else "")
-           + ": see its own card for the text it was trained on and that text's licence"
-           + (" (the shipped embeddings' text includes Reuters-21578, for research use only)."
-              if str(cfg["embeddings"]).rstrip("/").endswith("senna/models/embeddings")
-              else ".")]
+           + (f": a language model's, trained on {', '.join(f'`{f}`' for f in text)}. "
+              + text_licences(text) if text else
+              ": see its own card for the text it was trained on and that text's licence"
+              + (" (the shipped embeddings' text includes Reuters-21578, for research use "
+                 "only)." if str(cfg["embeddings"]).rstrip("/").endswith(
+                     "senna/models/embeddings") else "."))]
           if cfg.get("embeddings") else []),
         *(["- Input columns predicted, in training as at run time, by "
            + ", ".join(f"`{m}` ({c.upper()})" for c, m in parse_spec(cfg["predicted_columns"]))
@@ -223,4 +229,16 @@ def card_text(config: dict) -> str:
 def write_card(model_dir: str | Path) -> None:
     path = Path(model_dir)
     config = json.loads((path / "config.json").read_text(encoding="utf-8"))
-    (path / "MODEL_CARD.md").write_text(card_text(config), encoding="utf-8")
+    (path / "MODEL_CARD.md").write_text(card_text(config, embeddings_text(path)),
+                                        encoding="utf-8")
+
+
+def embeddings_text(model_dir: Path) -> list[str] | None:
+    """The text files the embeddings a model keeps in its own folder were trained on, as
+    their metadata records them (`senna lm export`); None when it records none."""
+    try:
+        meta = read_metadata(model_dir / OWN_BASE)
+        sources = meta["corpus"]["sources"]
+        return [Path(s["path"]).name for s in sources]
+    except (OSError, KeyError, TypeError, ValueError, ModelError):
+        return None
