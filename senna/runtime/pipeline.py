@@ -40,6 +40,7 @@ from senna.tasks import (
     normalize_tasks,
 )
 from senna.text.pieces import MAX_WORDS, piece_bounds, token_ranges
+from senna.text.tokenize import LANGUAGES
 
 __all__ = ["DEFAULT_TASKS", "Folders", "Pipeline", "default_model_dir", "language_models",
            "model_folders", "normalize_tasks"]
@@ -68,8 +69,8 @@ def language_models(lang: str) -> Path:
     root = default_model_dir()
     if lang == "en":
         return root
-    shipped = sorted(p.parent.parent.name for p in root.glob("*/*/config.json")
-                     if p.parent.parent != root)
+    shipped = [name for name in LANGUAGES
+                if name != "en" and any((root / name).glob("*/config.json"))]
     if lang not in shipped:
         raise ModelError(f"no shipped models for language {lang!r}; shipped: "
                          f"{', '.join(['en', *shipped])} (or train your own: docs/training.md)")
