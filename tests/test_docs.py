@@ -283,7 +283,7 @@ def pyproject_extras() -> set[str]:
 @cache
 def make_targets() -> set[str]:
     """The commands the Makefile offers: its phony targets (the file targets are internal)."""
-    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    text = (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " ")
     return {t for line in re.findall(r"^\.PHONY:(.*)$", text, re.MULTILINE) for t in line.split()}
 
 

@@ -228,10 +228,14 @@ def test_duplicate_dictionary_entry_is_found_before_any_output(capsys, monkeypat
 def test_every_shipped_directory_has_a_valid_manifest():
     from senna.io.checkpoint import model_files
     from senna.io.manifest import verify
+    from senna.text.tokenize import LANGUAGES
 
     dirs = sorted(p for p in MODELS.iterdir() if p.is_dir())
     assert {d.name for d in dirs} >= {"pos", "chunk", "ner", "pt0", "srl", "vbs", "embeddings"}
-    for d in dirs:
+    languages = [d for d in dirs if d.name in LANGUAGES]    # es/ner, nl/ner: models too
+    assert {d.name for d in languages} == {"es", "nl"}
+    for d in [d for d in dirs if d not in languages] + [m for d in languages
+                                                          for m in sorted(d.iterdir())]:
         if d.name == "embeddings":
             from senna.embeddings import embedding_files
             names = embedding_files(d)
