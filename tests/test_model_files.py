@@ -232,10 +232,10 @@ def test_every_shipped_directory_has_a_valid_manifest():
 
     dirs = sorted(p for p in MODELS.iterdir() if p.is_dir())
     assert {d.name for d in dirs} >= {"pos", "chunk", "ner", "pt0", "srl", "vbs", "embeddings"}
-    languages = [d for d in dirs if d.name in LANGUAGES]    # es/ner, nl/ner: models too
-    assert {d.name for d in languages} == {"es", "nl"}
-    for d in [d for d in dirs if d not in languages] + [m for d in languages
-                                                          for m in sorted(d.iterdir())]:
+    languages = [p for p in dirs if p.name in LANGUAGES]    # es/ner, nl/ner: models too
+    assert {p.name for p in languages} == {"es", "nl"}
+    models = [p for p in dirs if p not in languages]
+    for d in models + [m for lang in languages for m in sorted(lang.iterdir())]:
         if d.name == "embeddings":
             from senna.embeddings import embedding_files
             names = embedding_files(d)
