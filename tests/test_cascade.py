@@ -108,6 +108,37 @@ def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monke
 
 
 @pytest.mark.slow
+def test_evaluate_predicts_the_columns_training_predicted(tmp_path, capsys):
+    """`senna evaluate` on a model trained on predicted POS tags its dev file's POS with
+    the same model first, so it prints training's dev score; without that model it names
+    --gold-inputs, which scores with the file's own POS column."""
+    pytest.importorskip("torch")
+    import json
+    import shutil
+
+    import senna.train.loop as loop
+    from senna.cli.main import main
+    from senna.train.prepare import prepare
+
+    tiny_pos_model(tmp_path)
+    dev = str(FIX / "pt0_small.pt0")
+    cfg = TrainConfig(task="pt0", train=dev, dev=dev, out=str(tmp_path / "pt0"),
+                      predicted_columns=f"pos={tmp_path / 'pos'}", **TINY)
+    loop.train(cfg, prepare(cfg))
+    recorded = json.loads((tmp_path / "pt0" / "config.json").read_text())["dev"]["score"]
+    capsys.readouterr()
+    assert main(["evaluate", "--model", str(tmp_path / "pt0"), "--data", dev]) == 0
+    assert f"FB1: {recorded:6.2f}\n" in capsys.readouterr().out.splitlines(keepends=True)[1]
+    shutil.move(tmp_path / "pos", tmp_path / "elsewhere")
+    assert main(["evaluate", "--model", str(tmp_path / "pt0"), "--data", dev]) == 1
+    err = capsys.readouterr().err
+    assert "predicted by" in err and "--gold-inputs" in err and err.count("\n") == 1
+    assert main(["evaluate", "--model", str(tmp_path / "pt0"), "--data", dev,
+                 "--gold-inputs"]) == 0
+    assert "FB1:" in capsys.readouterr().out
+
+
+@pytest.mark.slow
 def test_folds_trained_in_parallel_are_the_folds_trained_one_by_one(tmp_path, capsys):
     """`--jobs 2` trains the missing folds in two processes: the same models (names and
     weights) as one after another, so the columns predicted from them are the same."""

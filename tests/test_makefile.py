@@ -47,7 +47,8 @@ def test_models_runs_each_step_after_what_it_reads():
         ("senna.train.silver", "recipes/ner-bilstm.json"),
         ("recipes/ner-bilstm.json", "recipes/ner-silver.json"),
         ("recipes/ner-silver.json", "compact senna/models/ner "),
-        ("--out runs/lm/corpus-small", "recipes/srl-teachers.json --seeds 1,2,3"),
+        ("--out runs/lm/corpus-small", "--seed 1 --out runs/srl-teachers/seed-1"),
+        ("--seed 3 --out runs/srl-teachers/seed-3", "recipes/srl-teachers.json --seeds 1,2,3"),
         ("recipes/srl-teachers.json", "recipes/srl-lm.json"),
         ("recipes/srl-lm.json", "compact senna/models/srl "),
     ]

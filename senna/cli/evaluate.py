@@ -31,6 +31,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--format", help="reader format (default: the model's training files', "
                                     "else the task's)")
     p.add_argument("--extra-columns", help="file whose tag column the model reads (PT0 for SRL)")
+    p.add_argument("--gold-inputs", action="store_true",
+                   help="with --model: read the input columns its training predicted (POS "
+                        "for PT0 and VBS) from the file, instead of predicting them with the "
+                        "models its training used, as training's dev score and the runtime do")
     p.add_argument("--out", help="with --model: write its predictions here, laid out as the "
                                  "gold file with the tags replaced (in the file's scheme), "
                                  "for another scorer to check")
@@ -70,6 +74,27 @@ def model_task(given: str | None, model, path: str) -> TaskSpec:
         raise ValueError(f"{path} holds a {model.task} model, not a {task.name} model: "
                          f"pass --task {model.task}, or a {task.name} model")
     return task
+
+
+def predict_inputs(settings: dict, sentences: list, model_path: str) -> list:
+    """Copies of the sentences whose input columns the model's training predicted
+    (`predicted_columns`) are tagged by the models that predicted them, as training scored
+    its dev set; ValueError naming --gold-inputs when such a model is not found."""
+    from senna.datasets import beside_package, parse_spec, tag_column
+    from senna.runtime.model import TaskModel
+
+    spec = parse_spec(settings.get("predicted_columns"))
+    if not spec:
+        return sentences
+    out = [replace(s, columns=dict(s.columns)) for s in sentences]
+    for column, path in spec:
+        found = beside_package(path)
+        if not (found / "config.json").exists():
+            raise ValueError(f"{model_path} was trained on {column} tags predicted by {path}, "
+                             f"which is not found: give that model there, or pass "
+                             f"--gold-inputs to read the file's {column} column")
+        tag_column(TaskModel.load(found), out, column)
+    return out
 
 
 def write_predictions(task: TaskSpec, gold: list, predicted: list, fmt: str, scheme: str,
@@ -118,6 +143,9 @@ def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     if a.out and not a.model:
         raise UsageError("--out writes a model's predictions: give --model", "senna evaluate")
+    if a.gold_inputs and not a.model:
+        raise UsageError("--gold-inputs is for a model's input columns: give --model",
+                         "senna evaluate")
     named = a.task or (folder_task(Path(a.model)) if a.model else None)
     if named and get_task(named).tree:
         sys.stdout.write(tree_report(get_task(named), a))
@@ -148,7 +176,8 @@ def main(argv: list[str]) -> int:
         predicted = predicted_from_file(task, gold, a.pred, fmt)
     else:
         from senna.runtime.predict import predict_gold_inputs
-        predicted = predict_gold_inputs(model, task, gold)
+        inputs = gold if a.gold_inputs else predict_inputs(settings, gold, a.model)
+        predicted = predict_gold_inputs(model, task, inputs)
     scheme = file_scheme(task, gold, recorded.get("source_scheme"))
     _, report = score_predictions(task, gold, predicted, scheme)
     if a.out:
