@@ -138,6 +138,12 @@ def level_features(levels: Sequence[Sequence[str]], n_words: int) -> list[str]:
     lookup-table feature; it tells the network which words already form a node."""
     feature = ["O"] * n_words
     for tags in levels:
-        for label, start, end in tags_to_spans(tags):
-            feature[start:end] = spans_to_tags([(label, 0, end - start)], end - start, "iobes")
+        cover(feature, tags_to_spans(tags))
     return feature
+
+
+def cover(feature: list[str], spans: Sequence[tuple[str, int, int]]) -> None:
+    """`level_features` after one more level: its phrases (`spans`) cover their words, in
+    place (the parser adds each level as it finds it)."""
+    for label, start, end in spans:
+        feature[start:end] = spans_to_tags([(label, 0, end - start)], end - start, "iobes")
