@@ -25,8 +25,8 @@ import numpy as np
 
 from senna.decode.constraints import iobes
 from senna.decode.viterbi import Decoder
-from senna.syntax.levels import Unit, collapse, cover, levels_to_tree, with_root
-from senna.syntax.tree import Tree, extent
+from senna.syntax.levels import Unit, collapse, cover, with_root
+from senna.syntax.tree import ROOT, Tree, extent, node
 from senna.tags import split_tag, tags_to_spans
 
 LevelScorer = Callable[[int, list[str]], np.ndarray]
@@ -153,7 +153,9 @@ class LevelDecoder:
                     still.append(i)
             active, k = still, k + 1
         out = []
-        for found, n in zip(levels, lengths, strict=True):
-            found = with_root(found, n)
-            out.append((found, levels_to_tree(found, n)))
+        for found, n, us in zip(levels, lengths, units, strict=True):
+            rooted = with_root(found, n)
+            if len(rooted) > len(found):              # the root level `with_root` added
+                us = collapse(us, tags_to_spans(rooted[-1]))
+            out.append((rooted, node(ROOT, us)))
         return out
