@@ -42,7 +42,8 @@ def score_predictions(task: TaskSpec, sentences: Sequence, predicted: Sequence[S
         n = sum(len(s.words) for s in sentences)
         return {"score": acc}, f"processed {n} tokens; accuracy: {acc:6.2f}%"
     if task.metric == "chunk":
-        pred = [convert(p, scheme or file_scheme(task, sentences)) for p in predicted]
+        scheme = scheme or file_scheme(task, sentences)    # once: it reads every gold tag
+        pred = [convert(p, scheme) for p in predicted]
         r = chunk_scores(gold_tags(task, sentences), pred)
         return ({"score": r.f1, "precision": r.precision, "recall": r.recall},
                 format_conlleval(r))

@@ -335,3 +335,19 @@ def test_training_dev_score_votes_one_type_per_name_in_each_document(monkeypatch
     score = scoring.evaluate_model(None, None, get_task("ner"), dev, [])
     # document 0 votes "Smith" PER; document 1's stays ORG (without the vote: 75)
     assert score["score"] == 100.0
+
+
+def test_the_gold_files_scheme_is_read_once_per_scoring(monkeypatch):
+    """Reading the scheme walks every gold tag: once per scoring, not once per sentence
+    (which made a dev score of a few thousand sentences take most of a training epoch)."""
+    from types import SimpleNamespace
+
+    import senna.scoring as scoring
+    from senna.tasks import get_task
+
+    calls = []
+    real = scoring.scheme_of
+    monkeypatch.setattr(scoring, "scheme_of", lambda cols: calls.append(1) or real(cols))
+    sentences = [SimpleNamespace(words=["a", "b"], columns={"ner": ["B-PER", "I-PER"]})] * 5
+    result, _ = scoring.score_predictions(get_task("ner"), sentences, [["B-PER", "E-PER"]] * 5)
+    assert result["score"] == 100.0 and len(calls) == 1
