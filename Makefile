@@ -43,7 +43,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver \
-	embeddings-es embeddings-nl ner-es ner-nl
+	embeddings-es embeddings-nl ner-es ner-nl psg
 
 # PT0 and VBS last: under -j2 they would wait for CHUNK's jackknife folds while NER's and
 # SRL's steps can run.
@@ -70,6 +70,13 @@ $(MODELS)/pos/history.json: recipes/pos.json $(EMBEDDINGS)
 VBS_POS := --predicted-columns pos=$(MODELS)/pos
 $(MODELS)/vbs/history.json: recipes/vbs.json $(MODELS)/pos/weights.npz $(EMBEDDINGS) | runs
 	$(JACKKNIFE) $(SENNA) train --config recipes/vbs.json --out $(@D) $(VBS_POS)
+
+# The parser, on POS tags predicted as at run time (jackknife folds for its training
+# trees); not part of `make models` until it ships.
+psg: $(MODELS)/psg/weights.npz
+$(MODELS)/psg/history.json: recipes/psg.json $(MODELS)/pos/weights.npz $(EMBEDDINGS) | runs
+	$(JACKKNIFE) $(SENNA) train --config recipes/psg.json --out $(@D) \
+	  --predicted-columns pos=$(MODELS)/pos
 
 # CHUNK and PT0 are each shipped from a run trained jointly with POS and each other.
 JOINT := recipes/pos.json recipes/chunk.json recipes/pt0.json $(SHIPPED)/pos/weights.npz \

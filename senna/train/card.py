@@ -20,7 +20,8 @@ from senna.tasks import get_task, register
 MAKE_RECIPES = {"pos": "recipes/pos.json", "chunk": "recipes/chunk-pt0.json",
                 "pt0": "recipes/pt0-joint.json", "ner": "recipes/ner-silver.json",
                 "srl": "recipes/srl-lm.json", "vbs": "recipes/vbs.json",
-                "ner-es": "recipes/ner-es.json", "ner-nl": "recipes/ner-nl.json"}
+                "ner-es": "recipes/ner-es.json", "ner-nl": "recipes/ner-nl.json",
+                "psg": "recipes/psg.json"}
 MAKE_FOLDERS = {"ner-es": "es/ner", "ner-nl": "nl/ner"}
 SHIPPED_DIR = Path("senna/models")
 # The scripts the Makefile replaced, as models trained before it record their command.
