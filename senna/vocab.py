@@ -7,8 +7,10 @@ id 1 always stands for anything unseen.  Saved as plain text, one entry per line
 
 from __future__ import annotations
 
+import gzip
 import os
 import weakref
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
@@ -310,8 +312,13 @@ class Vocab:
         return cls(ranked)
 
     def save(self, path: str | os.PathLike) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("\n".join(self.items) + "\n")
+        """One entry a line, UTF-8; gzip-compressed when the name ends in .gz (a third of the
+        size: `senna compact` stores a shipped model's dictionaries so)."""
+        data = ("\n".join(self.items) + "\n").encode("utf-8")
+        if str(path).endswith(".gz"):
+            data = gzip.compress(data, compresslevel=9, mtime=0)   # same bytes every time
+        with open(path, "wb") as f:
+            f.write(data)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Vocab:
@@ -320,6 +327,11 @@ class Vocab:
         share it, its index and the time to build it."""
         with open(path, "rb") as f:
             data = f.read()
+        if str(path).endswith(".gz"):
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError, zlib.error) as e:
+                raise ValueError(f"{path}: not a gzip file ({e})") from None
         if data and not data.endswith(b"\n"):
             data += b"\n"
         vocab = _LOADED.get(data)   # the content is the key (hashed and compared in C)

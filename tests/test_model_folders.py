@@ -58,7 +58,9 @@ def expected_table(model_dir: Path, emb: tuple[list[str], np.ndarray]) -> np.nda
     """The word table as training left it: the model's own rows, the others read from the
     original embeddings (scaled by the recorded divisor), zeros for words in neither."""
     config = json.loads((model_dir / "config.json").read_text())
-    words = (model_dir / "vocab" / "word.lst").read_text(encoding="utf-8").split("\n")[:-1]
+    from senna.io.checkpoint import vocab_file
+    from senna.vocab import Vocab
+    words = Vocab.load(vocab_file(model_dir, "word")).items
     index = {w: i for i, w in enumerate(emb[0])}
     with np.load(model_dir / "weights.npz") as z:
         rows, values = z["emb.tables.0.rows"], z["emb.tables.0.values"]

@@ -159,7 +159,16 @@ def test_compact_stores_a_models_own_rows_in_float16(tmp_path):
     cfg = small_config(tmp_path, "ner-window-sll", embeddings=str(tmp_path / "emb"))
     train(cfg)
     before = load_model(cfg.out).weights["emb.tables.0.weight"]
+    words_before = (Path(cfg.out) / "vocab" / "word.lst").read_bytes()
     assert main(["compact", cfg.out, "--rows", "float16"]) == 0
+    # the dictionaries are stored gzip-compressed, the same entries; the manifest lists them
+    import gzip
+    import json
+    vocab = Path(cfg.out) / "vocab"
+    assert not (vocab / "word.lst").exists()
+    assert gzip.decompress((vocab / "word.lst.gz").read_bytes()) == words_before
+    assert "vocab/word.lst.gz" in json.loads((Path(cfg.out) / "manifest.json").read_text())[
+        "files"]
     with np.load(Path(cfg.out) / "weights.npz") as z:
         assert z["emb.tables.0.values"].dtype == np.float16
         assert z["l1.weight"].dtype == np.float32
@@ -172,7 +181,19 @@ def test_compact_stores_a_models_own_rows_in_float16(tmp_path):
     net = network_from_saved(saved)
     assert predict_gold_inputs(TaskModel.load(cfg.out), task, sentences) == predict_tags(
         net, make_examples(task, sentences, saved.featurizer), saved)
-    assert "kept in float16" in (Path(cfg.out) / "MODEL_CARD.md").read_text()
+    assert "kept in float16, its dictionaries gzip-compressed" in \
+        (Path(cfg.out) / "MODEL_CARD.md").read_text()
+    # back to text; a corrupt compressed dictionary is one clear error naming it
+    assert main(["compact", cfg.out, "--rows", "float16", "--vocab", "text"]) == 0
+    assert (vocab / "word.lst").read_bytes() == words_before
+    assert not (vocab / "word.lst.gz").exists()
+    assert main(["compact", cfg.out, "--rows", "float16"]) == 0
+    from senna.io.checkpoint import ModelError
+    from senna.io.manifest import drop_manifest
+    drop_manifest(Path(cfg.out))
+    (vocab / "word.lst.gz").write_bytes(b"not gzip")
+    with pytest.raises(ModelError, match="word.lst.gz"):
+        load_model(cfg.out)
     plain = small_config(tmp_path / "plain", "ner-window-sll")   # no embeddings: no rows
     train(plain)
     assert main(["compact", plain.out, "--rows", "float16"]) == 1

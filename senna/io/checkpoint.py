@@ -267,8 +267,11 @@ def save_model(path: str | os.PathLike, model: SavedModel, portable: bool = True
             base = own_base(base, vocab, used, path)
     (path / "vocab").mkdir(parents=True, exist_ok=True)
     drop_manifest(path)
+    gz = model.info.get("vocab") == "gzip"
     for spec in model.featurizer.specs:
-        model.featurizer.vocabs[spec.name].save(path / "vocab" / f"{spec.name}.lst")
+        name = path / "vocab" / f"{spec.name}.lst"
+        model.featurizer.vocabs[spec.name].save(name.with_suffix(".lst.gz") if gz else name)
+        (name if gz else name.with_suffix(".lst.gz")).unlink(missing_ok=True)
     if model.featurizer.gazetteer is not None:
         model.featurizer.gazetteer.save(path / "gazetteer.lst")
     if model.featurizer.lexicon is not None:
@@ -333,9 +336,17 @@ def _reading(file: Path, read: Callable[[Path], T]) -> T:
         raise ModelError(text if named else f"{file}: corrupt ({text})") from None
 
 
+def vocab_file(path: Path, name: str) -> Path:
+    """A feature's dictionary in a model directory: vocab/NAME.lst, or vocab/NAME.lst.gz as
+    `senna compact` stores it."""
+    gz = path / "vocab" / f"{name}.lst.gz"
+    return gz if gz.exists() else path / "vocab" / f"{name}.lst"
+
+
 def model_files(path: Path, specs: Sequence[FeatureSpec]) -> list[str]:
     """The files of a model directory that loading it reads (relative, '/'-separated)."""
-    names = ["config.json", "weights.npz", *(f"vocab/{s.name}.lst" for s in specs)]
+    names = ["config.json", "weights.npz",
+             *(vocab_file(path, s.name).relative_to(path).as_posix() for s in specs)]
     return names + [n for n in OPTIONAL_FILES if (path / n).exists() or (path / n).is_symlink()]
 
 
@@ -353,7 +364,7 @@ def _read_featurizer(path: Path, config: dict, specs: list[FeatureSpec], sealed:
     """Vocabularies, gazetteer and cluster lexicon.  Without a manifest (`sealed` False)
     the large vocabularies are checked for duplicates now (else a manifest vouches for
     them: `senna.io.manifest`)."""
-    vocabs = {s.name: _reading(path / "vocab" / f"{s.name}.lst",
+    vocabs = {s.name: _reading(vocab_file(path, s.name),
                                lambda f: _read_vocab(f, sealed)) for s in specs}
     gaz = (_reading(path / "gazetteer.lst", lambda f: _read_gazetteer(f, specs))
            if (path / "gazetteer.lst").exists() else None)
@@ -595,6 +606,8 @@ def check_config(config: dict, file: Path) -> None:
     if config.get("rows_dtype", "float32") not in ("float16", "float32"):
         raise ModelError(f"{file}: rows_dtype must be float16 or float32, got "
                          f"{config['rows_dtype']!r}")
+    if config.get("vocab", "text") not in ("text", "gzip"):
+        raise ModelError(f"{file}: vocab must be text or gzip, got {config['vocab']!r}")
     if config.get("language", "en") not in LANGUAGES:
         raise ModelError(f"{file}: language must be one of {', '.join(LANGUAGES)}, got "
                          f"{config['language']!r}")

@@ -193,7 +193,9 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
         f"- Dev data: `{dev_data}`",
         f"- Licence of the data: {licence_text(config)}",
         *([f"- The word-table rows it stores (those that differ from the embeddings) are "
-           f"kept in {config['rows_dtype']} (`{typed(config.get('compacted', ''))}`)."]
+           f"kept in {config['rows_dtype']}"
+           + (", its dictionaries gzip-compressed" if config.get("vocab") == "gzip" else "")
+           + f" (`{typed(config.get('compacted', ''))}`)."]
           if config.get("rows_dtype", "float32") != "float32" else []),
         *([f"- Word table initialised from `{cfg['embeddings']}`"
            + (" and kept fixed" if cfg.get("fixed_embeddings") else "")
