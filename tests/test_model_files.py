@@ -214,15 +214,17 @@ def test_truncated_clusters_npy_is_named(capsys, monkeypatch, tmp_path):
 
 def test_duplicate_dictionary_entry_is_found_before_any_output(capsys, monkeypatch,
                                                                tmp_path):
+    import gzip
+
     root = copy_shipped(tmp_path, "pos")
-    words = root / "pos" / "vocab" / "word.lst"
-    lines = words.read_bytes().split(b"\n")
+    words = root / "pos" / "vocab" / "word.lst.gz"    # compacted: gzip-compressed
+    lines = gzip.decompress(words.read_bytes()).split(b"\n")
     lines[-2] = lines[5]          # the count stays right, the ids after it do not
-    words.write_bytes(b"\n".join(lines))
+    words.write_bytes(gzip.compress(b"\n".join(lines)))
     # a model saved before manifests: checked in full
     (root / "pos" / "manifest.json").unlink(missing_ok=True)
     err = fails(capsys, monkeypatch, root, "pos")
-    assert "pos/vocab/word.lst: lists an entry twice" in err
+    assert "pos/vocab/word.lst.gz: lists an entry twice" in err
 
 
 def test_every_shipped_directory_has_a_valid_manifest():
