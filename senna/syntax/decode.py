@@ -64,8 +64,10 @@ class LevelDecoder:
         self.single = np.array([split_tag(t)[0] == "S" for t in self.tags])
 
     def unit_scores(self, emissions: np.ndarray, spans: Sequence[tuple[int, int]],
-                    first_level: bool) -> np.ndarray:
-        """emissions [n_words, K], the units' word spans -> unit emissions [n_units, K]."""
+                    first_level: bool | np.ndarray) -> np.ndarray:
+        """emissions [n_words, K], the units' word spans -> unit emissions [n_units, K].
+        Several sentences at once: their emissions laid end to end, the spans in those
+        rows, `first_level` one flag per unit."""
         n, k = emissions.shape
         padded = np.concatenate([emissions.astype(np.float64),
                                  np.full((n, 1), -np.inf)], axis=1)   # column k: missing
@@ -83,8 +85,8 @@ class LevelDecoder:
         one = (ends - starts == 1)[:, None]
         scores = np.where(one, padded[starts, :k],
                           padded[starts][:, self.first] + inner + padded[ends - 1][:, self.last])
-        if not first_level:
-            scores[:, self.single] = -np.inf
+        later = ~np.broadcast_to(np.asarray(first_level, dtype=bool), len(spans))
+        scores[np.ix_(later, self.single)] = -np.inf
         return scores
 
     def level(self, emissions: np.ndarray, units: Sequence[Unit],
@@ -98,10 +100,12 @@ class LevelDecoder:
         """`level` for several sentences, decoded in one batched Viterbi pass (a pass of
         one sentence costs about as much as a pass of hundreds)."""
         spans = [[extent(u) for u in us] for us in units]
-        scores = [self.unit_scores(e, s, f)
-                  for e, s, f in zip(emissions, spans, first_level, strict=True)]
-        paths = self.decoder.decode_flat(np.concatenate(scores),
-                                         np.array([len(s) for s in spans]))
+        offsets = np.cumsum([0] + [len(e) for e in emissions[:-1]])
+        rows = [(a + o, b + o) for ss, o in zip(spans, offsets.tolist(), strict=True)
+                for a, b in ss]
+        first = np.repeat(np.asarray(first_level, dtype=bool), [len(s) for s in spans])
+        scores = self.unit_scores(np.concatenate(emissions), rows, first)
+        paths = self.decoder.decode_flat(scores, np.array([len(s) for s in spans]))
         out, at = [], 0
         for e, ss in zip(emissions, spans, strict=True):
             tags = ["O"] * e.shape[0]
