@@ -5,6 +5,8 @@ as users get them), gold otherwise.  The floors are the shipped models' dev scor
 down by about 0.1: a retrained model must do as well, and a worse one fails (floors are
 never read back from a model's own card)."""
 
+import json
+
 import pytest
 from conftest import MODELS, shipped
 
@@ -48,14 +50,36 @@ def test_shipped_model_reaches_its_floor_through_the_cascade(task, data_dir):
     assert score["score"] >= floor, f"{task} (cascade): {score['score']:.2f} < {floor}"
 
 
+def packaged(patterns: list[str]) -> set:
+    """The files under senna/ that pyproject's package-data patterns put in the wheel."""
+    return {f for p in patterns for f in MODELS.parent.glob(p) if f.is_file()}
+
+
+def test_the_wheel_ships_every_file_a_shipped_model_reads():
+    """`pip install .` (the README's first command) installs what each shipped model's
+    manifest lists: a file kind missing from package-data (say, compressed dictionaries)
+    would load in a clone and fail once installed."""
+    tomllib = pytest.importorskip("tomllib")     # Python 3.11+
+    patterns = tomllib.loads((MODELS.parents[1] / "pyproject.toml").read_text())[
+        "tool"]["setuptools"]["package-data"]["senna"]
+    wheel = packaged(patterns)
+    manifests = sorted(m for m in MODELS.glob("**/manifest.json")   # not a training run's
+                       if "checkpoint" not in m.relative_to(MODELS).parts)   # checkpoint
+    if not manifests:
+        pytest.skip("no shipped models")
+    for manifest in manifests:
+        listed = json.loads(manifest.read_text())["files"]
+        missing = [n for n in listed if manifest.parent / n not in wheel]
+        assert not missing, f"{manifest.parent}: not in the wheel: {missing}"
+
+
 def test_shipped_models_fit_the_60_mb_budget():
     """What the wheel ships of senna/models (pyproject's package-data patterns; training
     checkpoints stay out) stays under the 60 MB the project allows its models."""
     tomllib = pytest.importorskip("tomllib")     # Python 3.11+
     patterns = tomllib.loads((MODELS.parents[1] / "pyproject.toml").read_text())[
         "tool"]["setuptools"]["package-data"]["senna"]
-    files = {f for p in patterns if p.startswith("models/")
-             for f in MODELS.parent.glob(p) if f.is_file()}
+    files = packaged([p for p in patterns if p.startswith("models/")])
     if not files:
         pytest.skip("no shipped models")
     total = sum(f.stat().st_size for f in files)
