@@ -93,6 +93,18 @@ class Sentence:
         tags = self.columns.get("pos") or ["XX"] * len(self.words)
         return column_to_brackets(self.columns[task.name], self.words, tags)
 
+    def nltk_tree(self):
+        """The parser's tree as an `nltk.Tree` (NLTK reads the bracket string of `tree`;
+        `(` and `)` are the leaves `-LRB-` and `-RRB-`); None when the parser was not run."""
+        text = self.tree
+        if text is None:
+            return None
+        try:
+            from nltk import Tree
+        except ImportError:
+            raise ImportError("Sentence.nltk_tree needs NLTK: pip install nltk") from None
+        return Tree.fromstring(text)
+
     @property
     def frames(self) -> list[Frame]:
         return [Frame(p, self.words[p], self.tag_spans(tags),

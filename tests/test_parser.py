@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -158,6 +159,18 @@ def test_cli_json_and_api_give_the_same_tree(models, psg_dir, tmp_path):
     assert "(" not in tag(root, "-psg", "-pos", "--format", "conllu").replace("(TOP", "")
 
 
+def test_the_api_gives_an_nltk_tree(models, psg_dir, tmp_path):
+    nltk = pytest.importorskip("nltk")
+    root = models_with_parser(models, psg_dir, tmp_path)
+    words = "He said ( quietly ) no .".split()
+    sent = Pipeline(root, tasks="psg").tag([words])[0]
+    tree = sent.nltk_tree()
+    assert isinstance(tree, nltk.Tree) and tree.label() == ROOT
+    assert [w.replace("-LRB-", "(").replace("-RRB-", ")") for w in tree.leaves()] == words
+    assert [tag for _, tag in tree.pos()] == sent.columns["pos"]
+    assert Pipeline(root, tasks="pos").tag([words])[0].nltk_tree() is None
+
+
 def test_a_long_sentence_parsed_in_pieces_is_one_tree(models, psg_dir, tmp_path):
     root = models_with_parser(models, psg_dir, tmp_path)
     words = (SENTENCE + " " + SENTENCE).split()
@@ -185,6 +198,32 @@ def test_evaluate_prints_labelled_bracket_scores(psg_dir, capsys):
     out = capsys.readouterr().out
     f1 = float(out.split("Bracketing FMeasure")[1].split("=")[1].split()[0])
     assert 0 < f1 < 100
+
+
+def test_evaluate_parses_from_the_pos_tags_the_runtime_reads(psg_dir, capsys):
+    """Without --gold-inputs the parser reads the shipped POS tagger's tags, as `senna -psg`
+    does; with it, the file's."""
+    from senna.datasets import tag_column
+    from senna.runtime.model import TaskModel
+    from senna.runtime.pipeline import default_model_dir
+    from senna.syntax.levels import unchain
+    from senna.syntax.score import bracket_scores, format_brackets
+
+    gold = read_gold_conll(GOLD)
+    tagged = [replace(s, columns=dict(s.columns)) for s in gold]
+    tag_column(TaskModel.load(default_model_dir() / "pos"), tagged, "pos")
+    assert any(a.columns["pos"] != b.columns["pos"] for a, b in zip(gold, tagged, strict=True))
+    parser = ParserModel.load(psg_dir)
+    reference = [conll_to_tree(s.columns["parse"]) for s in gold]
+    pos = [s.columns["pos"] for s in gold]
+    expect = {flag: format_brackets(bracket_scores(reference, [
+        unchain(t) for t in parser.parse([s.words for s in sents], [s.columns for s in sents])],
+        pos)) for flag, sents in ((False, tagged), (True, gold))}
+    for gold_inputs in (False, True):
+        argv = ["--model", str(psg_dir), "--data", str(GOLD)] + \
+            ["--gold-inputs"] * gold_inputs
+        assert cli_evaluate.main(argv) == 0
+        assert capsys.readouterr().out == expect[gold_inputs]
 
 
 def test_spacy_gets_one_tree_per_sentence(models, psg_dir, tmp_path):

@@ -34,7 +34,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--gold-inputs", action="store_true",
                    help="with --model: read the input columns its training predicted (POS "
                         "for PT0 and VBS) from the file, instead of predicting them with the "
-                        "models its training used, as training's dev score and the runtime do")
+                        "models its training used, as training's dev score and the runtime "
+                        "do; for the parser, read the file's POS instead of the shipped POS "
+                        "tagger's")
     p.add_argument("--out", help="with --model: write its predictions here, laid out as the "
                                  "gold file with the tags replaced (in the file's scheme), "
                                  "for another scorer to check")
@@ -112,31 +114,49 @@ def write_predictions(task: TaskSpec, gold: list, predicted: list, fmt: str, sch
     write_dataset(rows, out, fmt, names, docstart=has_docstart(lines))
 
 
-def tree_report(task, a: argparse.Namespace) -> str:
+def runtime_inputs(model, task: TaskSpec, sentences: list, model_path: str) -> list:
+    """Copies of the sentences with the columns of the tasks `task` requires (POS for the
+    parser) predicted as the runtime predicts them: by the models the model's training
+    named (`predicted_columns`), else by the shipped models."""
+    from senna.datasets import parse_spec
+    from senna.runtime.pipeline import default_model_dir
+
+    config = model.saved.info.get("training", {}).get("config", {})
+    spec = dict(parse_spec(config.get("predicted_columns")))
+    for column in task.requires:
+        spec.setdefault(column, str(default_model_dir() / column))
+    return predict_inputs({"predicted_columns": ",".join(f"{c}={p}" for c, p in spec.items())},
+                          sentences, model_path)
+
+
+def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
+                pred: str | None = None, gold_inputs: bool = False):
     """The parser's labelled bracket scores (senna.syntax.score, evalb's COLLINS.prm) on an
-    OntoNotes .gold_conll file: the model's trees from the file's words and gold POS, or
-    the parse column of a predicted file of the same sentences."""
+    OntoNotes .gold_conll file: the trees of `model` from the file's words, or the parse
+    column of `pred`, a predicted file of the same sentences.  The POS tags the model reads
+    are predicted as at run time (by the models its training predicted them with, else the
+    shipped POS tagger), or the file's with `gold_inputs`."""
     from senna.io.conll import read_gold_conll
     from senna.syntax.levels import unchain
-    from senna.syntax.score import bracket_scores, format_brackets
+    from senna.syntax.score import bracket_scores
     from senna.syntax.tree import conll_to_tree
 
-    gold = read_gold_conll(a.gold)
-    if a.pred:
-        pred = read_gold_conll(a.pred)
-        check_words(gold, pred, a.pred)
-        test = [conll_to_tree(s.columns["parse"]) for s in pred]
+    gold = read_gold_conll(gold_path)
+    if pred:
+        predicted = read_gold_conll(pred)
+        check_words(gold, predicted, pred)
+        test = [conll_to_tree(s.columns["parse"]) for s in predicted]
     else:
         from senna.runtime.ensemble import load_tagger
-        model = load_tagger(a.model)
-        if model.task != task.name:
-            raise ValueError(f"{a.model} holds a {model.task} model, not a {task.name} "
-                             f"model: pass --task {model.task}, or a {task.name} model")
-        test = [unchain(t) for t in model.parse([s.words for s in gold],
-                                                [s.columns for s in gold])]
-    score = bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold], test,
-                           [s.columns["pos"] for s in gold])
-    return format_brackets(score)
+        parser = load_tagger(model)
+        if parser.task != task.name:
+            raise ValueError(f"{model} holds a {parser.task} model, not a {task.name} "
+                             f"model: pass --task {parser.task}, or a {task.name} model")
+        inputs = gold if gold_inputs else runtime_inputs(parser, task, gold, model)
+        test = [unchain(t) for t in parser.parse([s.words for s in inputs],
+                                                 [s.columns for s in inputs])]
+    return bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold], test,
+                          [s.columns["pos"] for s in gold])
 
 
 def main(argv: list[str]) -> int:
@@ -148,7 +168,9 @@ def main(argv: list[str]) -> int:
                          "senna evaluate")
     named = a.task or (folder_task(Path(a.model)) if a.model else None)
     if named and get_task(named).tree:
-        sys.stdout.write(tree_report(get_task(named), a))
+        from senna.syntax.score import format_brackets
+        sys.stdout.write(format_brackets(tree_scores(get_task(named), a.gold, a.model, a.pred,
+                                                     a.gold_inputs)))
         return 0
     model, recorded = None, {}
     if a.model:
