@@ -43,7 +43,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver \
-	embeddings-es embeddings-nl ner-es ner-nl psg
+	embeddings-es embeddings-nl ner-es ner-nl psg table12
 
 # PT0 and VBS last: under -j2 they would wait for CHUNK's jackknife folds while NER's and
 # SRL's steps can run.
@@ -161,6 +161,16 @@ chunk-silver: runs/chunk-silver/silver.txt
 runs/chunk-silver/silver.txt: $(SEEDS:%=runs/chunk-teachers/%/history.json)
 	$(PYTHON) -m senna.train.silver --teachers $(call commas,$(SEEDS:%=runs/chunk-teachers/%)) \
 	  --text $(DATA)/lm/reuters21578_news.txt.xz --sentences 8000 --out $@
+
+# --- SRL reading the parse tree's levels (JMLR 2011 Table 12; bench/table12.py) ---------
+
+# Levels 1..K of the data file's gold trees besides PT0, one run per depth, the settings of
+# the SRL teachers otherwise (whose seed-1 run is the table's "level 0" row).
+LEVELS := 1 2 4
+table12: $(LEVELS:%=runs/table12/levels-%/history.json) runs/srl-teachers/seed-1/history.json
+runs/table12/levels-%/history.json: recipes/srl-levels-%.json recipes/srl.json \
+		runs/lm/corpus-small/corpus.json $(EMBEDDINGS)
+	$(SENNA) train --config recipes/srl-levels-$*.json
 
 # --- The embeddings (section 4's language model; hours on CPU) ---------------------------
 

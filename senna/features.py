@@ -17,12 +17,14 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from itertools import chain, repeat
 from pathlib import Path
 
 import numpy as np
 
 from senna.io.npz import load_npy
+from senna.syntax.levels import GOLD_TREE, TREE, column_levels
 from senna.text.normalize import (
     CAPS_TAGS,
     caps_feature,
@@ -43,7 +45,8 @@ class FeatureSpec:
     pred_distance: distance to the predicate, clipped at `arg` (window approach for SRL);
     chars: the word's characters through a convolution of `dim` filters, `arg` =
     "<character embedding width>,<window>" (`CharsFeature`); cluster: the word's cluster,
-    as written, among `arg` clusters of a `Lexicon` (`ClusterFeature`).
+    as written, among `arg` clusters of a `Lexicon` (`ClusterFeature`); level: the tags of
+    level `arg` of the sentence's parse tree (`LevelFeature`).
     """
 
     name: str
@@ -88,6 +91,12 @@ def clusters(size: int | None = None, dim: int = 10) -> tuple[FeatureSpec, ...]:
 
 
 CLUSTER_SIZES = (64, 512, 4096)
+
+
+def levels(deepest: int = 4, dim: int = 5) -> tuple[FeatureSpec, ...]:
+    """The parse tree's levels 1 to `deepest`, one table each (level 0 is PT0's column):
+    SRL reading the parser's levels, as in JMLR 2011 Table 12."""
+    return tuple(FeatureSpec(f"level{k}", "level", dim, str(k)) for k in range(1, deepest + 1))
 
 
 def chars(filters: int = 50, char_dim: int = 10, window: int = 3) -> FeatureSpec:
@@ -560,6 +569,46 @@ class ColumnFeature(Feature):
                            batch.n)
 
 
+@lru_cache(maxsize=4096)
+def _levels_of(cells: tuple[str, ...]) -> list[list[str]]:
+    return column_levels(cells)
+
+
+def tree_cells(columns: Mapping[str, Sequence[str]]) -> Sequence[str] | None:
+    """A sentence's parse tree as CoNLL cells: the parser's column (`TREE`: at run time, or
+    predicted in training), else the data file's gold `parse` column (SRL and .gold_conll
+    files carry one); None if it has neither."""
+    return columns.get(TREE, columns.get(GOLD_TREE))
+
+
+class LevelFeature(Feature):
+    """The IOBES tags of level `arg` of the sentence's parse tree (`tree_cells`); `O` above
+    the tree's highest level."""
+
+    @classmethod
+    def fit_vocab(cls, spec, sentences, words, max_words):
+        k = int(spec.arg)
+        trees = (tree_cells(s.columns) for s in sentences)
+        return Vocab(sorted({"O"} | {t for cells in trees if cells
+                                     for level in _levels_of(tuple(cells))[k : k + 1]
+                                     for t in level}))
+
+    def batch_ids(self, batch: Batch) -> np.ndarray:
+        k, ids = int(self.spec.arg), []
+        for c, n in zip(batch.columns, batch.lengths, strict=True):
+            if not n:
+                continue
+            cells = tree_cells(c)
+            if cells is None or len(cells) != n:
+                raise ValueError(f"feature {self.spec.name!r} reads the parse tree (column "
+                                 f"{TREE!r} or {GOLD_TREE!r}, one cell per word)")
+            found = _levels_of(tuple(cells))
+            tags = found[k] if k < len(found) else ("O",) * n
+            ids.append(np.fromiter(map(self.vocab.index.get, tags, repeat(Vocab.unk_id)),
+                                   np.int64, n))
+        return np.concatenate(ids) if ids else np.zeros(0, np.int64)
+
+
 class PredDistanceFeature(Feature):
     """Distance to the predicate, clipped at `arg` (SRL with the window approach)."""
 
@@ -585,7 +634,7 @@ class PredDistanceFeature(Feature):
 KINDS: dict[str, type[Feature]] = {
     "word": WordFeature, "caps": CapsFeature, "suffix": SuffixFeature,
     "gazetteer": GazetteerFeature, "column": ColumnFeature, "pred_distance": PredDistanceFeature,
-    "chars": CharsFeature, "cluster": ClusterFeature,
+    "chars": CharsFeature, "cluster": ClusterFeature, "level": LevelFeature,
 }
 
 

@@ -15,7 +15,9 @@ takes additions after a "+": "senna+chars" adds character-level word vectors (Ch
 senna.nn.chars) to the "senna" features, "senna+chars:30" the same with 30 filters instead
 of 50; "+clusters" the word's
 clusters, as written, at 64, 512 and 4096 clusters ("+clusters:512": one of them) from a
-lexicon built on unlabeled text (senna.lm.clusters); the name of a task earlier
+lexicon built on unlabeled text (senna.lm.clusters); "+levels" (SRL) the levels 1 to 4 of
+the sentence's parse tree, read from the parser's output ("+levels:2": levels 1 and 2;
+level 0 is PT0's column; JMLR 2011 Table 12); the name of a task earlier
 in the cascade adds its output column ("pos-pt0+chunk": SRL reading the CHUNK tagger's tags
 too).
 """
@@ -65,7 +67,7 @@ class TaskSpec:
         name, *more = preset.split("+")
         kinds = [m.partition(":")[0] for m in more]
         sizes = [m.split(":")[1:] for m in more]
-        allowed = list(ADDITIONS)
+        allowed = [a for a in ADDITIONS if a != "levels" or self.per_predicate]
         allowed += self.upstream_columns()
         base = self.presets.get(name, ())
         if name not in self.presets or any(k not in allowed for k in kinds) \
@@ -98,7 +100,8 @@ class TaskSpec:
 
 BASIC = (F.word(), F.caps())
 # features any preset can take ("senna+chars"), size -> spec
-ADDITIONS = {"chars": F.chars, "clusters": F.clusters}
+# ("+levels": the parser's levels 1 to 4, "+levels:2": 1 and 2; per-predicate tasks only)
+ADDITIONS = {"chars": F.chars, "clusters": F.clusters, "levels": F.levels}
 GAZ = tuple(F.gazetteer_feature(k) for k in ("LOC", "MISC", "ORG", "PER"))
 EWT_LICENCE = "CC BY-SA 4.0."
 

@@ -199,6 +199,11 @@ CASES = {
                                  criterion="sll", features="pos-pt0",
                                  extra_columns=f"{FIX / 'ewt_sample.pt0'},"
                                                f"{FIX / 'ewt_sample.pt0'}"),
+    # the same reading levels 1 and 2 of the file's gold parse trees (JMLR 2011 Table 12)
+    "srl-sentence-levels": dict(task="srl", train=FIX / "ewt_sample.verbs-args.conll",
+                                criterion="sll", features="pos-pt0+levels:2",
+                                extra_columns=f"{FIX / 'ewt_sample.pt0'},"
+                                              f"{FIX / 'ewt_sample.pt0'}"),
 }
 
 

@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch")
 
 from senna.cli import evaluate as cli_evaluate  # noqa: E402
 from senna.cli import tag as cli_tag  # noqa: E402
+from senna.features import Batch  # noqa: E402
 from senna.io.checkpoint import load_model  # noqa: E402
 from senna.io.conll import guess_format, read_dataset, read_gold_conll  # noqa: E402
 from senna.nn.networks import weights_of  # noqa: E402
@@ -169,6 +170,44 @@ def test_the_api_gives_an_nltk_tree(models, psg_dir, tmp_path):
     assert [w.replace("-LRB-", "(").replace("-RRB-", ")") for w in tree.leaves()] == words
     assert [tag for _, tag in tree.pos()] == sent.columns["pos"]
     assert Pipeline(root, tasks="pos").tag([words])[0].nltk_tree() is None
+
+
+def test_srl_reads_the_levels_of_the_parsers_tree(models, psg_dir, tmp_path):
+    """SRL with '+levels' features, trained on the gold trees of its data file, reads at run
+    time the levels of the tree the parser gives (the pipeline runs the parser first)."""
+    from conftest import small_config
+
+    from senna.features import LevelFeature
+    from senna.runtime.model import TaskModel
+    from senna.syntax.levels import column_levels
+
+    cfg = small_config(tmp_path, "srl-sentence-levels")
+    train(cfg)
+    root = models_with_parser(models, psg_dir, tmp_path)
+    shutil.rmtree(root / "srl")
+    shutil.copytree(cfg.out, root / "srl")
+    pipe = Pipeline(root, tasks="srl")
+    assert pipe.order.index("psg") < pipe.order.index("srl")
+    words = SENTENCE.split()
+    sent = pipe.tag([words], predicates=[[6]])[0]
+    srl = TaskModel.load(root / "srl")
+    assert sent.roles == srl.predict_roles_many([words], [[6]], [sent.columns])[0]
+    # the level features are those of the parser's tree, level k for feature level<k>
+    levels = column_levels(sent.columns["psg"])
+    for feature in srl.featurizer.of_kind(LevelFeature):
+        k = int(feature.spec.arg)
+        tags = levels[k] if k < len(levels) else ["O"] * len(words)
+        ids = feature.batch_ids(Batch([len(words)], [sent.columns], [6], None, None))
+        assert list(ids) == [feature.vocab.index.get(t, feature.vocab.unk_id) for t in tags]
+    # the parser's column comes before a data file's gold tree
+    gold = max(read_dataset(FIX / "ewt_sample.verbs-args.conll", "srl"),
+               key=lambda s: len(column_levels(s.columns["parse"])))
+    flat = ["(TOP(S*"] + ["*"] * (len(gold.words) - 2) + ["*))"]
+    feature = srl.featurizer.of_kind(LevelFeature)[0]
+    n, outside = len(gold.words), feature.vocab.index["O"]
+    assert set(feature.batch_ids(Batch([n], [gold.columns], [0], None, None))) != {outside}
+    both = {**gold.columns, "psg": flat}
+    assert list(feature.batch_ids(Batch([n], [both], [0], None, None))) == [outside] * n
 
 
 def test_a_long_sentence_parsed_in_pieces_is_one_tree(models, psg_dir, tmp_path):

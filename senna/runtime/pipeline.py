@@ -1,11 +1,11 @@
 """The tagging cascade, one model directory per task, in the task table's order.
 
 Only the models a request needs are loaded.  A model whose features read another task's
-output column (CHUNK and PT0 read `pos`, SRL with the 'senna' preset reads `pt0`) gets the
-upstream model's predictions, as does a task that `requires` another (SRL needs POS to
-choose its predicates).  Each window
-model runs once over a whole batch of sentences (split only beyond `max_tokens` tokens, to
-bound memory) and decodes it in buckets of similar sentence length; SRL takes the
+output column (CHUNK and PT0 read `pos`, SRL with the 'senna' preset reads `pt0`, SRL with
+'+levels' the parser's tree) gets the upstream model's predictions, as does a task that
+`requires` another (SRL needs POS to choose its predicates).  Each window model runs once
+over a whole batch of sentences (split only beyond `max_tokens` tokens, to bound memory)
+and decodes it in buckets of similar sentence length; SRL takes the
 predicates of all sentences together, in buckets of similar length.
 
 A sentence longer than `max_words` (senna.text.pieces.MAX_WORDS, 128) is tagged as its
@@ -25,11 +25,12 @@ from numbers import Integral
 from pathlib import Path
 
 from senna.document import Sentence, Token
-from senna.features import ColumnFeature
+from senna.features import ColumnFeature, LevelFeature
 from senna.io.checkpoint import ModelError
 from senna.runtime.ensemble import folder_task, load_tagger
 from senna.runtime.model import SRL_EXACT, TaskModel
 from senna.runtime.predict import in_documents
+from senna.syntax.levels import TREE
 from senna.tags import RoleTags
 from senna.tasks import (
     ALIASES,
@@ -305,6 +306,8 @@ class Pipeline:
                 raise ModelError(f"the {task} model reads a column {spec.arg!r} that no "
                                  "task produces")
             deps.append(dep)
+        if model.featurizer.of_kind(LevelFeature):   # '+levels': the parser's tree
+            deps.append(ALIASES[TREE])
         return deps
 
     def annotate(self, sentences: Sequence[Sequence[str]],

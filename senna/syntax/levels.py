@@ -22,13 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from senna.syntax.tree import ROOT, Tree, extent, node
+from senna.syntax.tree import ROOT, Tree, conll_to_tree, extent, node
 from senna.tags import Span, spans_to_tags, tags_to_spans
 
 CHAIN = "#"
 FLATTENED = ("NML",)
 FALLBACK_ROOT = "S"   # the root of 68% of EWT trees
 BELOW = "below"       # the input column of the level network: `level_features`
+TREE = "psg"          # the column of a sentence's parse tree (CoNLL cells): `column_levels`
+GOLD_TREE = "parse"   # the gold tree's column in the data files (.gold_conll, SRL's)
 
 Unit = Tree | int   # a node found so far, or a word not yet inside any
 
@@ -79,6 +81,13 @@ def tree_to_levels(tree: Tree) -> list[list[str]]:
         if isinstance(child, Tree):
             _height(child, spans)
     return [spans_to_tags(level, tree.end, "iobes") for level in spans]
+
+
+def column_levels(cells: Sequence[str]) -> list[list[str]]:
+    """A parse column (a tree's CoNLL cells: the parser's output, or a `.gold_conll` file's)
+    -> its levels, level 0 first: what a task reading the parser's levels sees (SRL with
+    levels, JMLR 2011 Table 12)."""
+    return tree_to_levels(normalise(conll_to_tree(cells))) if len(cells) else []
 
 
 def collapse(units: Sequence[Unit], spans: Sequence[Span]) -> list[Unit]:
