@@ -214,7 +214,10 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
           if cfg.get("predicted_columns") else []),
         *clusters_text(cfg, tr.get("clusters_source")),
         *teachers_text(cfg),
-        f"- Dev scores (best epoch {tr.get('epochs')}): {scores}",
+        f"- Dev scores (best epoch {tr.get('epochs')}): {scores}"
+        + (": the span F1 of single levels, each tagged given the gold levels below it "
+           "(whole trees: `senna evaluate --model DIR --data DEV_FILE` prints their labelled "
+           "bracket scores)" if task.tree else ""),
         f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "
         f"(wall clock, {threads_text(cfg.get('threads'))})",
         "",
