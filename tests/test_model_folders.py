@@ -157,6 +157,30 @@ def test_the_shipped_layout_shares_the_embeddings_beside_it(trained, tmp_path, m
                                   load_model(copy).weights["emb.tables.0.weight"])
 
 
+def test_a_model_moved_among_the_shipped_ones_reads_their_embeddings(trained, tmp_path,
+                                                                     monkeypatch):
+    """A model trained elsewhere from the shipped embeddings, then moved among the shipped
+    models: compacted there, it drops its own copy of their rows and reads them beside it
+    (the same rows: it loads alike); a copy of other embeddings' rows stays."""
+    from senna.io import checkpoint
+
+    _, copy, emb, _ = trained
+    for shift, shared in ((0.0, True), (1.0, False)):
+        root = tmp_path / f"models-{shift}"
+        save_embeddings(root / "embeddings", emb[0], emb[1] + shift, dtype="float16")
+        monkeypatch.setattr(checkpoint, "SHIPPED", root)
+        monkeypatch.setattr(checkpoint, "DEFAULT_EMBEDDINGS", root / "embeddings")
+        moved = root / "ner"
+        shutil.copytree(copy, moved)
+        assert main(["compact", str(moved), "--rows", "float32"]) == 0
+        assert (moved / "embeddings").exists() != shared
+        base = json.loads((moved / "config.json").read_text())["word_base"]["embeddings"]
+        assert base == ("../embeddings" if shared else "embeddings")
+        np.testing.assert_array_equal(load_model(moved).weights["emb.tables.0.weight"],
+                                      load_model(copy).weights["emb.tables.0.weight"])
+        assert senna.load(moved).tasks == ("ner",)
+
+
 def test_one_models_folder_takes_what_it_reads_from_the_shipped_models(models):
     shipped("pos")
     tagger = senna.load(models / "chunk")   # the tiny CHUNK model reads POS tags

@@ -30,6 +30,7 @@ import json
 import math
 import os
 import re
+import shutil
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -215,14 +216,32 @@ def _within_dir(path: Path, root: Path) -> bool:
     return path.resolve().is_relative_to(root.resolve())
 
 
+def shipped_rows(own: Path) -> bool:
+    """Are the rows of a model's own copy of embeddings (`own`) rows of the shipped
+    embeddings: the same words, values and precision?  So is a model trained elsewhere from
+    the shipped embeddings, then moved among the shipped models."""
+    if not (DEFAULT_EMBEDDINGS / "vectors.npz").is_file() or own.resolve() == \
+            DEFAULT_EMBEDDINGS.resolve():
+        return False
+    words, vectors = read_stored(own)
+    shipped, index = _base({"embeddings": str(DEFAULT_EMBEDDINGS)}, own)
+    rows = np.asarray(index.ids(words.decode("utf-8").splitlines(), -1))
+    return (vectors.dtype == shipped.dtype and len(rows) == len(vectors)
+            and bool((rows >= 0).all()) and np.array_equal(shipped[rows], vectors))
+
+
 def own_base(base: dict, vocab: Vocab, used: np.ndarray, model_dir: Path) -> dict:
     """`base` as the model saved in `model_dir` refers to it: embeddings inside the model's
     folder, or the shipped ones for a shipped model, stay where they are; from any others
     the rows the model reads (`used`: dictionary ids) are copied, in their stored
     precision, to `model_dir`/embeddings, so that the folder needs nothing outside it (a
     copy, another machine, an installed package).  Same rows, same divisor: the model tags
-    as before, bit for bit."""
+    as before, bit for bit.  A model among the shipped ones whose own copy holds rows of
+    the shipped embeddings (trained elsewhere, then moved there) reads those instead."""
     where = Path(base["embeddings"])
+    if _within_dir(model_dir, SHIPPED) and _within_dir(where, model_dir) \
+            and shipped_rows(where):
+        return {**base, "embeddings": str(DEFAULT_EMBEDDINGS)}
     if _within_dir(where, model_dir) or (_within_dir(where, SHIPPED)
                                          and _within_dir(model_dir, SHIPPED)):
         return base
@@ -264,7 +283,10 @@ def save_model(path: str | os.PathLike, model: SavedModel, portable: bool = True
         vocab = model.featurizer.vocabs[model.featurizer.specs[base["table"]].name]
         weights, used = _pack(weights, base, vocab, path)
         if portable:
-            base = own_base(base, vocab, used, path)
+            before, base = base, own_base(base, vocab, used, path)
+            if _within_dir(Path(before["embeddings"]), path) and not \
+                    _within_dir(Path(base["embeddings"]), path):   # its copy, now unread
+                shutil.rmtree(path / OWN_BASE, ignore_errors=True)
     (path / "vocab").mkdir(parents=True, exist_ok=True)
     drop_manifest(path)
     gz = model.info.get("vocab") == "gzip"
