@@ -21,7 +21,7 @@ from senna.scoring import score_predictions
 ROOT = Path(__file__).resolve().parents[1]
 # The project's dev targets (SRL: with predicted PT0, with gold PT0).
 TARGETS = {"pos": 96.0, "chunk": 96.5, "ner": 95.0, "pt0": 92.0, "srl": (74.0, 76.0),
-           "es/ner": 82.0, "nl/ner": 83.0}
+           "es/ner": 82.0, "nl/ner": 83.0, "psg": 84.0}
 # The shipped models of other languages (senna/models/<lang>/<task>), where present.
 OTHER_LANGUAGES = ("es/ner", "nl/ner")
 
@@ -39,6 +39,21 @@ def with_predicted(sentences: list, models: dict[str, TaskModel], names: list[st
 def to_go(target: float, now: float) -> str:
     """What is left to reach a target, or "met" (a negative gap reads as a miss)."""
     return "met" if now >= target else f"{target - now:.2f}"
+
+
+def parser_row(root: Path, data: Path) -> tuple[float, float]:
+    """The parser's row: labelled bracket F1 on EWT dev trees, from the file's POS tags and
+    from the shipped POS tagger's (as `senna -psg` parses)."""
+    from senna.cli.evaluate import tree_scores
+    from senna.tasks import get_task
+
+    t0 = time.perf_counter()
+    gold_file = str(data / "ewt" / "ewt.dev.gold_conll")
+    gold, pred = (tree_scores(get_task("psg"), gold_file, str(root / "psg"), gold_inputs=g).f1
+                  for g in (True, False))
+    print(f"| PSG | word, caps, pos, below | ewt.dev.gold_conll (bracket F1) | {gold:.2f} "
+          f"| {pred:.2f} (predicted POS) | {time.perf_counter() - t0:.1f} |")
+    return pred, gold
 
 
 def main() -> int:
@@ -69,6 +84,8 @@ def main() -> int:
         dev_name = Path(cfg["dev"]).name if cfg.get("dev") else "last 10% of train"
         print(f"| {name.upper()} | {feats} | {dev_name} | {gold['score']:.2f} | {cascade} "
               f"| {time.perf_counter() - t0:.1f} |")
+    if (root / "psg" / "config.json").is_file():
+        users["psg"] = parser_row(root, data)
     print("\nPOS: token accuracy; others: F1 (conlleval / srl-eval semantics). SRL uses the gold "
           "predicates of the dev set.")
     print("\nAccuracy targets (dev; PT0 with predicted POS, SRL with predicted / gold PT0):\n")

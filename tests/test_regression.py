@@ -50,6 +50,22 @@ def test_shipped_model_reaches_its_floor_through_the_cascade(task, data_dir):
     assert score["score"] >= floor, f"{task} (cascade): {score['score']:.2f} < {floor}"
 
 
+# The parser's labelled bracket F1 (evalb's conventions) on EWT dev trees, parsing the POS
+# tags of the shipped POS tagger, as `senna -psg` does.
+PSG_FLOOR = 77.85
+
+
+@pytest.mark.regression
+def test_shipped_parser_reaches_its_dev_floor(data_dir):
+    from senna.cli.evaluate import tree_scores
+    from senna.tasks import get_task
+
+    score = tree_scores(get_task("psg"), str(data_dir / "ewt" / "ewt.dev.gold_conll"),
+                        str(shipped("psg")))
+    assert score.sentences == 1972
+    assert score.f1 >= PSG_FLOOR, f"psg: {score.f1:.2f} < {PSG_FLOOR}"
+
+
 def packaged(patterns: list[str]) -> set:
     """The files under senna/ that pyproject's package-data patterns put in the wheel."""
     return {f for p in patterns for f in MODELS.parent.glob(p) if f.is_file()}
