@@ -28,6 +28,7 @@ from senna.decode.viterbi import Decoder
 from senna.syntax.levels import Unit, collapse, cover, with_root
 from senna.syntax.tree import ROOT, Tree, extent, node
 from senna.tags import split_tag, tags_to_spans
+from senna.text.pieces import token_ranges
 
 LevelScorer = Callable[[int, list[str]], np.ndarray]
 """(level index, `level_features` of the levels so far) -> emissions [n_words, n_tags]."""
@@ -37,6 +38,9 @@ BatchScorer = Callable[[int, list[int], list[list[str]]], Sequence[np.ndarray]]
 
 
 _WORDS = {"B": "BII", "I": "III", "E": "IIE", "S": "BIE"}   # first, inner, last word
+# Words decoded in one batched pass: each float64 temporary of the unit scores is then at most
+# about GROUP_WORDS * tags * 8 bytes (8 MB over EWT's 249 tags).
+GROUP_WORDS = 4096
 
 
 def word_tag(tag: str, where: int) -> str:
@@ -97,8 +101,16 @@ class LevelDecoder:
 
     def levels(self, emissions: Sequence[np.ndarray], units: Sequence[Sequence[Unit]],
                first_level: Sequence[bool]) -> list[list[str]]:
-        """`level` for several sentences, decoded in one batched Viterbi pass (a pass of
-        one sentence costs about as much as a pass of hundreds)."""
+        """`level` for several sentences, decoded in batched Viterbi passes (a pass of
+        one sentence costs about as much as a pass of hundreds) of at most GROUP_WORDS
+        words, which bounds the memory of the unit scores."""
+        out: list[list[str]] = []
+        for lo, hi in token_ranges([len(e) for e in emissions], GROUP_WORDS):
+            out += self._levels(emissions[lo:hi], units[lo:hi], first_level[lo:hi])
+        return out
+
+    def _levels(self, emissions: Sequence[np.ndarray], units: Sequence[Sequence[Unit]],
+                first_level: Sequence[bool]) -> list[list[str]]:
         spans = [[extent(u) for u in us] for us in units]
         offsets = np.cumsum([0] + [len(e) for e in emissions[:-1]])
         rows = [(a + o, b + o) for ss, o in zip(spans, offsets.tolist(), strict=True)
