@@ -171,6 +171,10 @@ def main(argv: list[str]) -> int:
         from senna.syntax.score import format_brackets
         sys.stdout.write(format_brackets(tree_scores(get_task(named), a.gold, a.model, a.pred,
                                                      a.gold_inputs)))
+        if a.model:
+            print(f"senna: parsed from {'the file' if a.gold_inputs else 'predicted'} POS tags"
+                  + ("" if a.gold_inputs else " (as at run time; --gold-inputs: the file's)"),
+                  file=sys.stderr)
         return 0
     model, recorded = None, {}
     if a.model:
