@@ -47,11 +47,12 @@ def parser_row(root: Path, data: Path) -> tuple[float, float]:
     from senna.cli.evaluate import tree_scores
     from senna.tasks import get_task
 
+    feats = ", ".join(f["name"] for f in model_config(root / "psg")["features"])
     t0 = time.perf_counter()
     gold_file = str(data / "ewt" / "ewt.dev.gold_conll")
     gold, pred = (tree_scores(get_task("psg"), gold_file, str(root / "psg"), gold_inputs=g).f1
                   for g in (True, False))
-    print(f"| PSG | word, caps, pos, below | ewt.dev.gold_conll (bracket F1) | {gold:.2f} "
+    print(f"| PSG | {feats} | ewt.dev.gold_conll (bracket F1) | {gold:.2f} "
           f"| {pred:.2f} (predicted POS) | {time.perf_counter() - t0:.1f} |")
     return pred, gold
 

@@ -78,14 +78,13 @@ def model_task(given: str | None, model, path: str) -> TaskSpec:
     return task
 
 
-def predict_inputs(settings: dict, sentences: list, model_path: str) -> list:
-    """Copies of the sentences whose input columns the model's training predicted
-    (`predicted_columns`) are tagged by the models that predicted them, as training scored
-    its dev set; ValueError naming --gold-inputs when such a model is not found."""
-    from senna.datasets import beside_package, parse_spec, tag_column
+def predict_inputs(spec: list[tuple[str, str]], sentences: list, model_path: str) -> list:
+    """Copies of the sentences whose input columns `spec` names (column, model directory:
+    those the model's training predicted) are tagged by those models, as training scored its
+    dev set; ValueError naming --gold-inputs when such a model is not found."""
+    from senna.datasets import beside_package, tag_column
     from senna.runtime.model import TaskModel
 
-    spec = parse_spec(settings.get("predicted_columns"))
     if not spec:
         return sentences
     out = [replace(s, columns=dict(s.columns)) for s in sentences]
@@ -125,8 +124,7 @@ def runtime_inputs(model, task: TaskSpec, sentences: list, model_path: str) -> l
     spec = dict(parse_spec(config.get("predicted_columns")))
     for column in task.requires:
         spec.setdefault(column, str(default_model_dir() / column))
-    return predict_inputs({"predicted_columns": ",".join(f"{c}={p}" for c, p in spec.items())},
-                          sentences, model_path)
+    return predict_inputs(list(spec.items()), sentences, model_path)
 
 
 def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
@@ -149,9 +147,7 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
     else:
         from senna.runtime.ensemble import load_tagger
         parser = load_tagger(model)
-        if parser.task != task.name:
-            raise ValueError(f"{model} holds a {parser.task} model, not a {task.name} "
-                             f"model: pass --task {parser.task}, or a {task.name} model")
+        model_task(task.name, parser, model)
         inputs = gold if gold_inputs else runtime_inputs(parser, task, gold, model)
         test = [unchain(t) for t in parser.parse([s.words for s in inputs],
                                                  [s.columns for s in inputs])]
@@ -201,8 +197,10 @@ def main(argv: list[str]) -> int:
     if model is None:
         predicted = predicted_from_file(task, gold, a.pred, fmt)
     else:
+        from senna.datasets import parse_spec
         from senna.runtime.predict import predict_gold_inputs
-        inputs = gold if a.gold_inputs else predict_inputs(settings, gold, a.model)
+        inputs = gold if a.gold_inputs else \
+            predict_inputs(parse_spec(settings.get("predicted_columns")), gold, a.model)
         predicted = predict_gold_inputs(model, task, inputs)
     scheme = file_scheme(task, gold, recorded.get("source_scheme"))
     _, report = score_predictions(task, gold, predicted, scheme)
