@@ -93,6 +93,7 @@ def test_srl_sentences_of_different_lengths_share_one_pass(models):
     assert len(got) == len(want) == 8
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g[: len(w)], w, atol=1e-5)
+        assert not g[len(w) :].any()             # padding cells: no hidden layer ran there
 
 
 def test_long_srl_sentences_match_the_kernel(models):

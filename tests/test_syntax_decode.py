@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from senna.decode import viterbi
 from senna.decode.constraints import valid_iobes
+from senna.runtime.parser import SLACK, SPREAD, _groups
 from senna.syntax.decode import LevelDecoder
 from senna.syntax.levels import (
     collapse,
@@ -192,3 +193,14 @@ def test_large_tag_sets_decode_as_with_the_full_step(monkeypatch) -> None:
 ])
 def test_with_root_closes_an_unfinished_tree(levels, n, expected) -> None:
     assert with_root(levels, n) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 120), min_size=1, max_size=300), st.integers(1, 2000))
+def test_parser_groups_cover_every_sentence_in_bounded_similar_groups(lengths, cells):
+    groups = _groups(lengths, cells)
+    assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
+    for g in groups:
+        sizes = [lengths[i] for i in g]
+        assert len(g) == 1 or len(g) * max(sizes) <= cells
+        assert max(sizes) <= SPREAD * min(sizes) + SLACK

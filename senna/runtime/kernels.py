@@ -290,8 +290,9 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
     and g_p, g_w the distance tables; a network with a predicate window adds its term
     (`predicate_terms`, once per predicate) after the max.  Shorter windows are padded
     with b = -inf, which no max picks, so several sentences share every operation (call
-    with windows of similar length).  Predicates go in groups of about `rows` / N: memory
-    is bounded by `rows`.
+    with windows of similar length); the hidden and output layers run on the window's
+    cells only (a padding cell's scores are 0).  Predicates go in groups of about
+    `rows` / N: memory is bounded by `rows`.
     """
     reach = cfg.max_dist + cfg.window // 2
     w_x, g_w, g_p = tables or sentence_tables(w, cfg)
@@ -321,12 +322,13 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
         at = first[:, None] + pos                                         # word of each cell
         b = a[np.where(real, start[s][:, None] + at, -1)]
         b += g_p[np.clip(at - p[:, None], -reach, reach) + reach]         # [P, N, C]
-        h = max_over_time(b, g_w, reach)
-        h[~real] = 0.0                                                    # padding: finite
-        hid = h.reshape(-1, h.shape[2]) @ l1
+        hid = max_over_time(b, g_w, reach)[real] @ l1                     # [cells, H]
         hid += w["l1.bias"]
         if extra is not None:
-            hid.reshape(len(p), n, -1)[:] += extra[k : k + group, None]
-        np.matmul(hardtanh(hid), l2, out=out[k : k + len(p)].reshape(len(p) * n, -1))
-    out += w["l2.bias"]
+            hid += np.repeat(extra[k : k + group], real.sum(axis=1), axis=0)
+        rows_out = out[k : k + len(p)]
+        rows_out[~real] = 0.0
+        scores = hardtanh(hid) @ l2
+        scores += w["l2.bias"]
+        rows_out[real] = scores
     return out
