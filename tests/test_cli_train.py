@@ -179,7 +179,9 @@ def test_seeds_with_a_joint_config_train_one_run_per_seed(monkeypatch, capsys):
     cfg, seeds = calls[0]
     assert seeds == [1, 2, 3] and cfg.out == "runs/srl-teachers"
     assert cfg.task_config("srl").teachers is None       # teachers are not taught
-    assert "srl dev scores: seed-1 1.00, mean 2.00" in capsys.readouterr().out
+    # the ensemble's score is not read as the members' average
+    assert ("srl dev scores: seed-1 1.00; their ensemble (the mean of their scores) 2.00, in "
+            "runs/srl-teachers/srl") in capsys.readouterr().out
     err = bad_settings(capsys, ["train", "--config", "recipes/srl-teachers.json", "--seeds",
                                 "1,2", "--joined-epochs", "2"])
     assert "--joined-epochs trains the joined layer of one task's ensemble" in err

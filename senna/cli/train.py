@@ -94,8 +94,11 @@ def main(argv: list[str]) -> int:
     if joint is not None and seeds:
         specs = _import("senna.train.joint", "train_joint_seeds")(joint, seeds)
         for task, spec in specs.items():
-            print(f"{task} dev scores: " + ", ".join(f"{k} {v:.2f}" for k, v in spec["dev"].items())
-                  + f"; ensemble in {joint.out}/{task} (mean scores)")
+            dev = dict(spec["dev"])
+            ensemble = dev.pop("mean")
+            print(f"{task} dev scores: " + ", ".join(f"{k} {v:.2f}" for k, v in dev.items())
+                  + f"; their ensemble (the mean of their scores) {ensemble:.2f}, in "
+                  f"{joint.out}/{task}")
         return 0
     if joint is not None:
         return train_jointly(joint)
