@@ -313,7 +313,7 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
         lo, hi = bounds[:, 0], bounds[:, 1]
     n = int((hi - lo).max(initial=0))
     l1, l2 = w["l1.weight"].T, w["l2.weight"].T
-    out = np.empty((len(pred), n, len(w["l2.bias"])), dtype=np.float32)
+    out = np.zeros((len(pred), n, len(w["l2.bias"])), dtype=np.float32)   # padding stays 0
     pos = np.arange(n)
     group = max(1, rows // max(n, 1))
     for k in range(0, len(pred), group):
@@ -326,9 +326,7 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
         hid += w["l1.bias"]
         if extra is not None:
             hid += np.repeat(extra[k : k + group], real.sum(axis=1), axis=0)
-        rows_out = out[k : k + len(p)]
-        rows_out[~real] = 0.0
         scores = hardtanh(hid) @ l2
         scores += w["l2.bias"]
-        rows_out[real] = scores
+        out[k : k + len(p)][real] = scores
     return out
