@@ -227,7 +227,7 @@ def test_duplicate_dictionary_entry_is_found_before_any_output(capsys, monkeypat
     assert "pos/vocab/word.lst.gz: lists an entry twice" in err
 
 
-def test_every_shipped_directory_has_a_valid_manifest():
+def test_every_shipped_directory_has_a_valid_manifest_and_a_finished_run():
     from senna.io.checkpoint import model_files
     from senna.io.manifest import verify
     from senna.text.tokenize import LANGUAGES
@@ -245,6 +245,8 @@ def test_every_shipped_directory_has_a_valid_manifest():
             config = json.loads((d / "config.json").read_text())
             from senna.features import FeatureSpec
             names = model_files(d, [FeatureSpec(**s) for s in config["features"]])
+            assert config.get("training", {}).get("finished") is not False, \
+                f"{d}: the best model so far of a training run that has not ended"
         assert verify(d, names), d
 
 

@@ -97,6 +97,7 @@ def test_a_run_killed_after_any_file_resumes_to_the_uninterrupted_result(tmp_pat
                 break   # the run wrote fewer files than n: every boundary was tried
         train(tiny(out))   # resumed
         assert_same(reference, outcome(out), f"killed after write {n}, {done[-1]}")
+        assert finished(out), f"killed after write {n}, {done[-1]}: not marked finished"
         assert sorted(p.name for p in out.iterdir() if p.name.startswith("checkpoint")) \
             == ["checkpoint"], f"leftovers after write {n}"
         shutil.rmtree(out)
@@ -105,6 +106,35 @@ def test_a_run_killed_after_any_file_resumes_to_the_uninterrupted_result(tmp_pat
     assert sum(w == f"replace {out / 'weights.npz'}" for w in done) == 2
     assert sum(w.startswith("replace") and w.endswith("/checkpoint") for w in done) == 2
     assert any(w.startswith("rmtree") and w.endswith("/checkpoint.old") for w in done)
+
+
+def finished(model: Path) -> bool:
+    """Is the model marked as its run's final one, with a manifest that matches?"""
+    config = json.loads((model / "config.json").read_text())
+    load_model(model)   # the manifest matches
+    return config["training"]["finished"] is True and (model / "manifest.json").is_file()
+
+
+def test_a_model_saved_by_a_run_that_has_not_ended_says_so(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "run"
+    with monkeypatch.context() as m:   # killed as epoch 2 begins: epoch 1's model is kept
+        m.setattr("senna.train.loop.epoch_random",
+                  lambda seed, epoch, alone: _raise("epoch 2") if epoch == 2
+                  else np.random.default_rng(seed))
+        with pytest.raises(Killed):
+            train(tiny(out))
+    capsys.readouterr()
+    load_model(out)
+    err = capsys.readouterr().err
+    assert f"senna: warning: {out}: the best model so far (epoch 1) of a training run " \
+           "that has not ended" in err and len(err.splitlines()) == 1
+    assert "**Provisional:**" in (out / "MODEL_CARD.md").read_text()
+    train(tiny(out))   # resumed to its end
+    assert finished(out)
+    assert capsys.readouterr().err.count("senna: warning") == 0
+    load_model(out)
+    assert "warning" not in capsys.readouterr().err
+    assert "Provisional" not in (out / "MODEL_CARD.md").read_text()
 
 
 def test_a_kill_between_the_renames_leaves_the_previous_checkpoint(tmp_path):

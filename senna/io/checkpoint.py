@@ -54,6 +54,7 @@ from senna.io.manifest import (
     drop_manifest,
     inside,
     quiet,
+    warn_once,
     write_manifest,
 )
 from senna.io.npz import Check, load_npz
@@ -413,6 +414,8 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
     try:
         inside(path, ["config.json"])
         config = read_config(path)
+        if config.get("training", {}).get("finished") is False:
+            warn_once(path, unfinished_text(config["training"]))
         specs = [FeatureSpec(**s) for s in config["features"]]
         files = model_files(path, specs)
         inside(path, files)
@@ -441,6 +444,30 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
     except (KeyError, TypeError, ValueError, OSError) as e:
         raise ModelError(f"{path}: incomplete or corrupt model ({type(e).__name__}: {e})") from None
     return model
+
+
+def unfinished_text(training: dict) -> str:
+    """What loading a model saved by a run that has not ended says: its weights are the
+    best so far and may still be replaced."""
+    return (f"the best model so far (epoch {training.get('epochs', '?')}) of a training run "
+            "that has not ended: still running, or stopped before its end; running its "
+            "command again resumes it")
+
+
+def finish_model(path: str | os.PathLike) -> None:
+    """Record that the run which saved the model in `path` has ended, so that loading it
+    no longer warns (config.json rewritten, the manifest with it)."""
+    path = Path(path)
+    config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    if config.get("training", {}).get("finished") is False:
+        drop_manifest(path)   # first: a kill before the seal leaves no stale manifest
+        config["training"]["finished"] = True
+        tmp = path / "config.tmp.json"
+        tmp.write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path / "config.json")
+    elif (path / MANIFEST).exists() or "finished" not in config.get("training", {}):
+        return
+    seal_model(path)
 
 
 def seal_model(path: str | os.PathLike) -> None:

@@ -100,13 +100,22 @@ def read_manifest(root: Path) -> dict[str, dict] | None:
 
 @contextlib.contextmanager
 def quiet() -> Iterator[None]:
-    """No warning about directories without a manifest (while one is being written)."""
+    """No load-time warnings about a directory (while its manifest is being written)."""
     global _QUIET
     _QUIET, before = True, _QUIET
     try:
         yield
     finally:
         _QUIET = before
+
+
+def warn_once(root: Path, text: str) -> None:
+    """`senna: warning: ROOT: TEXT` on stderr, once per directory and text (not while
+    `quiet`)."""
+    key = f"{root.resolve()}\0{text}"
+    if key not in _WARNED and not _QUIET:
+        _WARNED.add(key)
+        print(f"senna: warning: {root}: {text}", file=sys.stderr)
 
 
 def verify(root: str | os.PathLike, names: Iterable[str]) -> bool:
@@ -117,12 +126,8 @@ def verify(root: str | os.PathLike, names: Iterable[str]) -> bool:
     root = Path(root)
     files = read_manifest(root)
     if files is None:
-        key = str(root.resolve())
-        if key not in _WARNED and not _QUIET:
-            _WARNED.add(key)
-            print(f"senna: warning: {root}: no {MANIFEST} (saved by an older senna), so "
-                  "changed files cannot be told; `senna manifest "
-                  f"{root}` adds one", file=sys.stderr)
+        warn_once(root, f"no {MANIFEST} (saved by an older senna), so changed files cannot "
+                        f"be told; `senna manifest {root}` adds one")
         return False
     present = set(names)
     for name in sorted(present - set(files)):

@@ -179,6 +179,10 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
     lines = [
         f"# senna model: {config['task']}",
         "",
+        *(["**Provisional:** the best model so far of a training run that has not ended "
+           "(still running, or stopped before its end). The run replaces it when it finds "
+           "a better epoch; running its command again resumes it.", ""]
+          if tr.get("finished") is False else []),
         f"- Network: {config['net']['approach']} approach, {config['net']['criterion'].upper()}"
         + predicate_text(config["net"].get("predicate_window", 0)) + stack_text(config["net"]),
         *([f"- Trained jointly with {', '.join(partners(joint, task.name))} (multi-task "

@@ -185,6 +185,9 @@ def fit(run: Run) -> dict:
         record(state, [out, *(u.model_dir for u in run.scored
                               if out not in u.model_dir.parents and u.model_dir != out
                               and u.model_dir.exists())], plot, run.scored)
+    for u in run.scored:
+        if hasattr(u, "finish"):
+            u.finish()
     return state
 
 

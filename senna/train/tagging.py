@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from senna.datasets import Data
 from senna.features import Featurizer, Gazetteer, GazetteerFeature, Lexicon, WordFeature
-from senna.io.checkpoint import SavedModel, save_model
+from senna.io.checkpoint import SavedModel, finish_model, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import Tagger, bind_spellings, build_network, fan_in, load_weights
 from senna.scoring import file_scheme
@@ -259,8 +259,15 @@ class Member:
         self.best, self.best_epoch = score["score"], epoch
         self.saved.info["dev"] = score
         self.saved.info["training"].update(epochs=epoch, seconds=round(seconds, 1))
-        save_model(self.model_dir, kept)
+        training = {**kept.info["training"], "finished": False}   # until the run ends
+        save_model(self.model_dir, replace(kept, info={**kept.info, "training": training}))
         write_card(self.model_dir)
+
+    def finish(self) -> None:
+        """The run has ended: its best model is final (it no longer warns when loaded)."""
+        if (self.model_dir / "config.json").is_file():
+            finish_model(self.model_dir)
+            write_card(self.model_dir)
 
     def save(self, folder: Path) -> None:
         """Its last weights (and their average) into a checkpoint folder."""
