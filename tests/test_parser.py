@@ -160,6 +160,43 @@ def test_cli_json_and_api_give_the_same_tree(models, psg_dir, tmp_path):
     assert "(" not in tag(root, "-psg", "-pos", "--format", "conllu").replace("(TOP", "")
 
 
+def keeping_pt0(psg_dir: Path, out: Path) -> Path:
+    """A copy of the tiny parser recorded as keeping PT0's phrases on its first level."""
+    from senna.io.checkpoint import seal_model
+
+    shutil.copytree(psg_dir, out)
+    config = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**config, "first_level": "pt0"}))
+    (out / "manifest.json").unlink()
+    seal_model(out)   # its manifest, written again
+    return out
+
+
+def test_a_parser_keeping_pt0s_phrases_runs_pt0_first_and_keeps_them(models, psg_dir,
+                                                                      tmp_path):
+    from senna.syntax.decode import lowest_label
+
+    root = tmp_path / "models"
+    shutil.copytree(models, root)
+    parser = ParserModel.load(keeping_pt0(psg_dir, root / "psg"))
+    pipe = Pipeline(root, tasks="psg")
+    assert pipe.order.index("pos") < pipe.order.index("pt0") < pipe.order.index("psg")
+    words = [SENTENCE.split(), "He said ( quietly ) no .".split(), ["Yes"]]
+    columns, _ = pipe.annotate(words)
+    kept = 0
+    for ws, cols in zip(words, columns, strict=True):
+        first = tree_to_levels(normalise(conll_to_tree(cols["psg"])))[0]
+        assert len(first) == len(ws)
+        for got, given in zip(first, cols["pt0"], strict=True):
+            if given in parser.levels.by_lowest:   # a label the parser's tags have
+                assert lowest_label(got) == given
+                kept += given != "O"
+    assert kept   # some phrase was kept, not only O
+    with pytest.raises(ValueError, match="keeps the phrases of the pt0 tagger: give each "
+                                         "sentence its 'pt0' column"):
+        parser.parse(words, [{"pos": c["pos"]} for c in columns])
+
+
 def test_the_api_gives_an_nltk_tree(models, psg_dir, tmp_path):
     nltk = pytest.importorskip("nltk")
     root = models_with_parser(models, psg_dir, tmp_path)

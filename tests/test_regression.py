@@ -51,8 +51,9 @@ def test_shipped_model_reaches_its_floor_through_the_cascade(task, data_dir):
 
 
 # The parser's labelled bracket F1 (evalb's conventions) on EWT dev trees, parsing the POS
-# tags of the shipped POS tagger, as `senna -psg` does.
-PSG_FLOOR = 77.85
+# tags of the shipped POS tagger and its first level keeping the shipped PT0 tagger's phrases,
+# as `senna -psg` does.
+PSG_FLOOR = 79.90
 
 
 @pytest.mark.regression

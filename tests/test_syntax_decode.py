@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from senna.decode import viterbi
 from senna.decode.constraints import valid_iobes
 from senna.runtime.parser import SLACK, SPREAD, _groups
-from senna.syntax.decode import LevelDecoder
+from senna.syntax.decode import LevelDecoder, lowest_label
 from senna.syntax.levels import (
     collapse,
     level_features,
@@ -128,6 +128,49 @@ def test_random_scores_always_make_a_tree(n: int, seed: int, scale: float) -> No
         assert len(after) < len(units) or k == 0
         units = after
     assert levels_to_tree(tree_to_levels(tree), n) == tree       # the same tree re-levelled
+
+
+# chains beside plain labels: PT0 names `S#VP` by its lowest label, VP
+CHAINED = ["O"] + [f"{p}-{c}" for c in ("NP", "VP", "S#VP", "S", "SBAR#S") for p in "BIES"]
+
+
+@st.composite
+def pt0_tags(draw, n: int) -> list[str]:
+    """A valid IOBES tagging of n words with PT0's labels (QQ: one no tag set has)."""
+    tags: list[str] = []
+    while len(tags) < n:
+        size = draw(st.integers(0, n - len(tags)))
+        label = draw(st.sampled_from(["NP", "VP", "S", "QQ"]))
+        tags += ["O"] if size == 0 else [f"S-{label}"] if size == 1 else \
+            [f"B-{label}", *[f"I-{label}"] * (size - 2), f"E-{label}"]
+    return tags
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(1, 25), seed=st.integers(0, 2**32 - 1))
+def test_the_first_level_keeps_the_phrases_it_is_given(data, n: int, seed: int) -> None:
+    """Whatever the network scores, a first level decoded `keeping` PT0's tags has PT0's
+    phrases, each read by its lowest label, wherever the tag set has that label; the
+    network chooses the chain (`S#VP` or `VP`).  A label the set lacks constrains nothing."""
+    phrases = data.draw(pt0_tags(n))
+    decoder = LevelDecoder(CHAINED)
+    emissions = np.random.default_rng(seed).normal(scale=30, size=(n, len(CHAINED)))
+    tags = decoder.level(decoder.keeping(emissions, phrases), list(range(n)), True)
+    assert valid_iobes(tags)
+    for got, want in zip(tags, phrases, strict=True):
+        if "QQ" not in want:
+            assert lowest_label(got) == want
+    allowed = [[t for t in CHAINED if lowest_label(t) == g] for g in phrases]
+    if all(allowed) and np.prod([len(a) for a in allowed]) <= 4096:   # the best allowed path
+        index = {t: i for i, t in enumerate(CHAINED)}
+        best = max((p for p in itertools.product(*allowed) if valid_iobes(list(p))),
+                   key=lambda p: sum(emissions[j, index[t]] for j, t in enumerate(p)))
+        assert tags == list(best)
+
+
+def test_keeping_needs_a_tag_per_word() -> None:
+    with pytest.raises(ValueError, match="expected 3 tags of the first level, got 2"):
+        LevelDecoder(CHAINED).keeping(np.zeros((3, len(CHAINED))), ["O", "O"])
 
 
 def test_gold_scores_give_the_gold_tree() -> None:

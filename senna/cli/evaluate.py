@@ -91,9 +91,9 @@ def predict_inputs(spec: list[tuple[str, str]], sentences: list, model_path: str
     for column, path in spec:
         found = beside_package(path)
         if not (found / "config.json").exists():
-            raise ValueError(f"{model_path} was trained on {column} tags predicted by {path}, "
-                             f"which is not found: give that model there, or pass "
-                             f"--gold-inputs to read the file's {column} column")
+            raise ValueError(f"{model_path} reads {column} tags predicted by {path}, which "
+                             f"is not found: give that model there, or pass --gold-inputs "
+                             f"to read the file's {column} column")
         tag_column(TaskModel.load(found), out, column)
     return out
 
@@ -133,7 +133,8 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
     OntoNotes .gold_conll file: the trees of `model` from the file's words, or the parse
     column of `pred`, a predicted file of the same sentences.  The POS tags the model reads
     are predicted as at run time (by the models its training predicted them with, else the
-    shipped POS tagger), or the file's with `gold_inputs`."""
+    shipped POS tagger), or the file's with `gold_inputs`; a parser whose first level keeps
+    the PT0 tagger's phrases gets them from the shipped PT0 tagger, reading those POS."""
     from senna.io.conll import read_gold_conll
     from senna.syntax.levels import unchain
     from senna.syntax.score import bracket_scores
@@ -149,6 +150,11 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
         parser = load_tagger(model)
         model_task(task.name, parser, model)
         inputs = gold if gold_inputs else runtime_inputs(parser, task, gold, model)
+        if parser.first_level:
+            from senna.runtime.pipeline import default_model_dir
+            inputs = predict_inputs([(parser.first_level,
+                                      str(default_model_dir() / parser.first_level))],
+                                    inputs, model)
         test = [unchain(t) for t in parser.parse([s.words for s in inputs],
                                                  [s.columns for s in inputs])]
     return bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold], test,
@@ -168,9 +174,12 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(format_brackets(tree_scores(get_task(named), a.gold, a.model, a.pred,
                                                      a.gold_inputs)))
         if a.model:
+            from senna.io.checkpoint import read_config
+            first = read_config(Path(a.model)).get("first_level")
             print(f"senna: parsed from {'the file' if a.gold_inputs else 'predicted'} POS tags"
-                  + ("" if a.gold_inputs else " (as at run time; --gold-inputs: the file's)"),
-                  file=sys.stderr)
+                  + ("" if a.gold_inputs else " (as at run time; --gold-inputs: the file's)")
+                  + (f", the first level keeping the phrases of the shipped {first.upper()} "
+                     "tagger" if first else ""), file=sys.stderr)
         return 0
     model, recorded = None, {}
     if a.model:

@@ -659,6 +659,8 @@ def check_config(config: dict, file: Path) -> None:
     if config.get("language", "en") not in LANGUAGES:
         raise ModelError(f"{file}: language must be one of {', '.join(LANGUAGES)}, got "
                          f"{config['language']!r}")
+    if config.get("first_level") not in (None, "pt0"):
+        raise ModelError(f"{file}: first_level must be pt0, got {config['first_level']!r}")
     if "word_base" in config:
         _check_base(config["word_base"], file)
         table = config["word_base"]["table"]

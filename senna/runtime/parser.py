@@ -7,6 +7,11 @@ data was made from the gold levels (`senna.io.conll.read_levels`).  All the sent
 batch that are still being parsed go through the network together, once per level.  A
 sentence-approach network measures its second distance from the first word, as in training
 (`SentenceNet.forward` with no predicate).
+
+A parser saved with `first_level` "pt0" keeps the PT0 tagger's phrases on its first level
+(level 0 is PT0) and chooses only their unary chains (`LevelDecoder.keeping`): the PT0
+tagger, trained for that level alone on predicted POS, finds its phrases better than the
+level network does, and every later level builds on them.  The pipeline runs PT0 first.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ class ParserModel(TaskModel):
     def __init__(self, saved: SavedModel):
         super().__init__(saved)
         self.levels = LevelDecoder(self.tags.items)
+        # the tagger (pt0) whose phrases the first level keeps, or None: its own
+        self.first_level: str | None = saved.info.get("first_level")
 
     def level_scores(self, sentences: Sequence[Sequence[str]], columns: Sequence[Columns]
                      ) -> list[np.ndarray]:
@@ -73,13 +80,22 @@ class ParserModel(TaskModel):
     def parse(self, sentences: Sequence[Sequence[str]],
               columns: Sequence[Columns] | None = None) -> list[Tree]:
         """Non-empty sentences (+ their input columns: POS) -> their trees under `TOP`, with
-        unary chains as `A#B` nodes (`unchain` splits them)."""
+        unary chains as `A#B` nodes (`unchain` splits them).  A parser with a
+        `first_level` tagger needs that tagger's column too (`LevelDecoder.keeping`)."""
         cols = columns or [{}] * len(sentences)
+        first = self.first_level
+        if first and any(first not in c for c in cols):
+            raise ValueError(f"this parser's first level keeps the phrases of the {first} "
+                             f"tagger: give each sentence its {first!r} column")
 
         def scorer(level: int, which: list[int], below: list[list[str]]) -> list[np.ndarray]:
-            return self.level_scores([sentences[i] for i in which],
-                                     [{**cols[i], BELOW: b} for i, b in
-                                      zip(which, below, strict=True)])
+            found = self.level_scores([sentences[i] for i in which],
+                                      [{**cols[i], BELOW: b} for i, b in
+                                       zip(which, below, strict=True)])
+            if level == 0 and first:
+                found = [self.levels.keeping(e, cols[i][first])
+                         for i, e in zip(which, found, strict=True)]
+            return found
 
         return [tree for _, tree in
                 self.levels.parse_many([len(s) for s in sentences], scorer)]

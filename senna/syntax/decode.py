@@ -38,9 +38,18 @@ BatchScorer = Callable[[int, list[int], list[list[str]]], Sequence[np.ndarray]]
 
 
 _WORDS = {"B": "BII", "I": "III", "E": "IIE", "S": "BIE"}   # first, inner, last word
+# What a first-level tag that disagrees with the phrases it must keep costs (`keeping`): far
+# more than any path scores, yet finite, so that the level always decodes.
+DISAGREE = 1e4
 # Words decoded in one batched pass: each float64 temporary of the unit scores is then at most
 # about GROUP_WORDS * tags * 8 bytes (8 MB over EWT's 249 tags).
 GROUP_WORDS = 4096
+
+
+def lowest_label(tag: str) -> str:
+    """`B-S#VP` -> `B-VP`: a unary chain named by its lowest label, as PT0 names it."""
+    prefix, kind = split_tag(tag)
+    return f"{prefix}-{kind.split('#')[-1]}" if kind else tag
 
 
 def word_tag(tag: str, where: int) -> str:
@@ -66,6 +75,23 @@ class LevelDecoder:
         self.first, self.inner, self.last = (
             np.array([index.get(word_tag(t, where), k) for t in self.tags]) for where in range(3))
         self.single = np.array([split_tag(t)[0] == "S" for t in self.tags])
+        self.by_lowest: dict[str, list[int]] = {}   # PT0-style tag -> the tags it stands for
+        for i, t in enumerate(self.tags):
+            self.by_lowest.setdefault(lowest_label(t), []).append(i)
+
+    def keeping(self, emissions: np.ndarray, phrases: Sequence[str]) -> np.ndarray:
+        """A first level's emissions [n_words, K] and another tagger's IOBES tags of the
+        same level (PT0's: a chain named by its lowest label) -> the emissions less
+        `DISAGREE` on every tag that differs from them (read by its lowest label), so the
+        level keeps that tagger's phrases and the network only chooses their chains.  A tag
+        this tag set lacks constrains nothing at its word."""
+        if len(phrases) != len(emissions):
+            raise ValueError(f"expected {len(emissions)} tags of the first level, got "
+                             f"{len(phrases)}")
+        penalty = np.full(emissions.shape, DISAGREE, dtype=emissions.dtype)
+        for j, tag in enumerate(phrases):
+            penalty[j, self.by_lowest.get(tag, slice(None))] = 0
+        return emissions - penalty
 
     def unit_scores(self, emissions: np.ndarray, spans: Sequence[tuple[int, int]],
                     first_level: bool | np.ndarray) -> np.ndarray:

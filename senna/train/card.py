@@ -216,6 +216,10 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
               "trained without the fold it tags)" if cfg.get("jackknife") else "")
            + ": the dev scores below are with those predicted inputs"]
           if cfg.get("predicted_columns") else []),
+        *(["- At run time its first level keeps the phrases of the "
+           f"{config['first_level'].upper()} tagger, which the pipeline runs first; the "
+           "network chooses their unary chains "
+           "(`first_level`)"] if config.get("first_level") else []),
         *clusters_text(cfg, tr.get("clusters_source")),
         *teachers_text(cfg),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}"

@@ -35,7 +35,7 @@ SECTIONS = {
     "features": ("features", "embeddings", "fixed_embeddings", "word_dim", "max_words",
                  "min_count", "gazetteer", "clusters"),
     "network": ("approach", "criterion", "window", "hidden", "conv", "predicate_window",
-                "stack", "stack_hidden"),
+                "stack", "stack_hidden", "first_level"),
     "optimisation": ("optimizer", "lr", "batch_size", "epochs", "patience", "seed"),
     "regularisation": ("dropout_input", "dropout_hidden", "gazetteer_dropout", "adversarial",
                        "average", "teachers", "distill", "distill_temperature"),
@@ -134,6 +134,10 @@ class TrainConfig:
     language: str = setting("the text's language: the tokenizer splits raw text the way this "
                             "language's training data was split when a model trained here "
                             "tags it", "en", choices=LANGUAGES)
+    first_level: str = setting("parser (--task psg): the tagger whose phrases its first level "
+                               "keeps at run time, pt0 (the PT0 tagger: level 0 is PT0), or "
+                               "empty (the parser's own); recorded in the model", "",
+                               choices=("", "pt0"))
     dev_fraction: float = setting("share of the training sentences held out as dev when no "
                                   "--dev is given, between 0 and 1", 0.1)
     extra_train: str | None = setting("more training sentences in the task's format (e.g. "
@@ -206,6 +210,8 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.columns and cfg.format:
         out.append("--columns and --format are two ways to say how the files are read: "
                    "give one")
+    if cfg.first_level and not spec.tree:
+        out.append(f"--first-level is for a parser (--task psg), not --task {spec.name}")
     if spec.tree and cfg.criterion != "wll":
         out.append(f"--task {spec.name} decodes each level from its emissions alone "
                    "(senna.syntax.decode): train it with --criterion wll")
