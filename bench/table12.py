@@ -30,7 +30,9 @@ from senna.syntax.levels import TREE
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = {"0 (PT0)": "runs/srl-teachers/seed-1", "0-1": "runs/table12/levels-1",
-        "0-2": "runs/table12/levels-2", "0-4": "runs/table12/levels-4"}
+        "0-2": "runs/table12/levels-2", "0-4": "runs/table12/levels-4",
+        "0-1, trained on predicted trees": "runs/table12/levels-1-predicted",
+        "0-4, trained on predicted trees": "runs/table12/levels-4-predicted"}
 
 
 def model_dir(run: Path) -> tuple[Path, str] | None:
@@ -67,7 +69,8 @@ def main() -> int:
     for label, run in RUNS.items():
         found = model_dir(ROOT / run)
         if found is None:
-            print(f"| {label} | — | — | {run} (not trained: make table12) |")
+            target = "table12-predicted" if "predicted" in run else "table12"
+            print(f"| {label} | — | — | {run} (not trained: make {target}) |")
             continue
         path, note = found
         model = load_tagger(path)

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from senna.io.conll import DOCSTART, DataFormatError, read_dataset, read_pt0, split_train_dev
+from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.tags import PREFIXES, SchemeError, scheme_evidence, scheme_violation, split_tag
@@ -228,7 +229,7 @@ def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
     dev = load_dev(SimpleNamespace(**settings), task)
     for column, path in parse_spec(settings.get("predicted_columns")):
         if predicted or any(column not in s.columns for s in dev):
-            tag_column(TaskModel.load(beside_package(path)), dev, column)
+            tag_column(load_tagger(beside_package(path)), dev, column)
     return task, dev
 
 

@@ -197,6 +197,22 @@ def test_a_parser_keeping_pt0s_phrases_runs_pt0_first_and_keeps_them(models, psg
         parser.parse(words, [{"pos": c["pos"]} for c in columns])
 
 
+def test_a_parser_predicts_the_tree_column_of_training_data(psg_dir):
+    """`--predicted-columns psg=DIR`: the training sentences' trees come from the parser
+    (levels decoded as at run time), not from its network read as a one-level tagger."""
+    from senna.train.prepare import predict_columns
+
+    gold = read_gold_conll(GOLD)[:6]
+    train_sents, dev_sents = [replace(s, columns=dict(s.columns)) for s in gold[:4]], \
+        [replace(s, columns=dict(s.columns)) for s in gold[4:]]
+    cfg = config(psg_dir, predicted_columns=f"psg={psg_dir}", jackknife=0)
+    predict_columns(cfg, train_sents, dev_sents)
+    parser = ParserModel.load(psg_dir)
+    for s in train_sents + dev_sents:
+        assert s.columns["psg"] == parser.predict([s.words], [{"pos": s.columns["pos"]}])[0]
+        assert conll_to_tree(s.columns["psg"]).label == ROOT
+
+
 def test_the_api_gives_an_nltk_tree(models, psg_dir, tmp_path):
     nltk = pytest.importorskip("nltk")
     root = models_with_parser(models, psg_dir, tmp_path)

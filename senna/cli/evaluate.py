@@ -83,7 +83,7 @@ def predict_inputs(spec: list[tuple[str, str]], sentences: list, model_path: str
     those the model's training predicted) are tagged by those models, as training scored its
     dev set; ValueError naming --gold-inputs when such a model is not found."""
     from senna.datasets import beside_package, tag_column
-    from senna.runtime.model import TaskModel
+    from senna.runtime.ensemble import load_tagger
 
     if not spec:
         return sentences
@@ -94,7 +94,7 @@ def predict_inputs(spec: list[tuple[str, str]], sentences: list, model_path: str
             raise ValueError(f"{model_path} reads {column} tags predicted by {path}, which "
                              f"is not found: give that model there, or pass --gold-inputs "
                              f"to read the file's {column} column")
-        tag_column(TaskModel.load(found), out, column)
+        tag_column(load_tagger(found), out, column)
     return out
 
 

@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from senna.datasets import Data, load_splits, parse_spec, read_data, tag_column
-from senna.runtime.model import TaskModel
+from senna.runtime.ensemble import load_tagger
 from senna.tasks import get_task
 from senna.train.config import TrainConfig
 from senna.train.loop import train
@@ -134,7 +134,7 @@ def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
     done: list[str] = []
     known: dict[Key, dict] = {}
     for column, model_dir in parse_spec(cfg.predicted_columns):
-        given = TaskModel.load(model_dir)
+        given = load_tagger(model_dir)   # a parser's tree column too
         tag_column(given, dev_sents, column)
         if cfg.jackknife < 2 or not trained_on(model_dir, train_sents):
             tag_column(given, train_sents, column)
@@ -145,7 +145,7 @@ def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
             names = [f"{column}-fold{k + 1}of{cfg.jackknife}" for k in range(len(parts))]
             train_folds(model_dir, helds, known, cfg, names)
             for held, words, name in zip(parts, helds, names, strict=True):
-                tag_column(TaskModel.load(fold_model(model_dir, words, known, cfg, name)),
+                tag_column(load_tagger(fold_model(model_dir, words, known, cfg, name)),
                            held, column)
         done.append(column)
         known = {tuple(s.words): {c: s.columns[c] for c in done}
