@@ -6,16 +6,18 @@ parse tree's levels, level 0 (PT0, what the shipped SRL reads) up to levels 0-4.
 
 Level 0 is the SRL teachers' seed-1 run (`runs/srl-teachers/seed-1`); levels 0-K are
 `recipes/srl-levels-K.json`, the same settings with the features '+levels:K', trained on
-the gold trees of the data file.  Each run is scored on EWT dev twice: with gold inputs
+the gold trees of the data file; `recipes/srl-levels-K-predicted.json` (`make
+table12-predicted`) train on the trees of jackknifed parsers instead.  Each run is scored on EWT dev twice: with gold inputs
 (POS, PT0 and trees from the files), and as users would get it, POS and PT0 predicted by
 the shipped models and the trees by the parser (`--parser`), itself reading the predicted
-POS.  A run still training is scored from its last checkpoint, marked so.
+POS.  A run still training is scored by its best model so far, marked so.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import json
 from pathlib import Path
 
 if not __package__:   # run as `python bench/NAME.py`
@@ -36,12 +38,15 @@ RUNS = {"0 (PT0)": "runs/srl-teachers/seed-1", "0-1": "runs/table12/levels-1",
 
 
 def model_dir(run: Path) -> tuple[Path, str] | None:
-    """The SRL model of a run: finished, else its last checkpoint; None if neither."""
-    if (run / "srl" / "config.json").is_file() and (run / "history.json").is_file():
+    """The SRL model of a run and a note: its best model, marked when the run has not
+    ended (the best so far); None before its first epoch."""
+    config = run / "srl" / "config.json"
+    if not config.is_file():
+        return None
+    if (run / "history.json").is_file():
         return run / "srl", ""
-    if (run / "checkpoint" / "srl" / "config.json").is_file():
-        return run / "checkpoint" / "srl", " (checkpoint)"
-    return None
+    epoch = json.loads(config.read_text(encoding="utf-8"))["training"].get("epochs")
+    return run / "srl", f" (best so far, epoch {epoch}: still training)"
 
 
 def predicted(dev: list, models: dict, trees: bool) -> list:
