@@ -7,10 +7,11 @@ parse tree's levels, level 0 (PT0, what the shipped SRL reads) up to levels 0-4.
 Level 0 is the SRL teachers' seed-1 run (`runs/srl-teachers/seed-1`); levels 0-K are
 `recipes/srl-levels-K.json`, the same settings with the features '+levels:K', trained on
 the gold trees of the data file; `recipes/srl-levels-K-predicted.json` (`make
-table12-predicted`) train on the trees of jackknifed parsers instead.  Each run is scored on EWT dev twice: with gold inputs
-(POS, PT0 and trees from the files), and as users would get it, POS and PT0 predicted by
-the shipped models and the trees by the parser (`--parser`), itself reading the predicted
-POS.  A run still training is scored by its best model so far, marked so.
+table12-predicted`) train on the trees of jackknifed parsers instead.  Each run is scored
+on EWT dev twice: with gold inputs (POS, PT0 and trees from the files), and as users would
+get it, POS and PT0 predicted by the shipped models and the trees by the parser
+(`--parser`), itself reading the predicted POS.  A run still training is scored by its best
+model so far, marked so.
 """
 
 from __future__ import annotations
