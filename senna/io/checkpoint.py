@@ -466,7 +466,7 @@ def finish_model(path: str | os.PathLike) -> None:
         tmp.write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
         os.replace(tmp, path / "config.json")
     elif (path / MANIFEST).exists() or "finished" not in config.get("training", {}):
-        return
+        return   # nothing to do, unless an earlier call was killed before its seal
     seal_model(path)
 
 

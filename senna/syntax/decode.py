@@ -75,9 +75,12 @@ class LevelDecoder:
         self.first, self.inner, self.last = (
             np.array([index.get(word_tag(t, where), k) for t in self.tags]) for where in range(3))
         self.single = np.array([split_tag(t)[0] == "S" for t in self.tags])
-        self.by_lowest: dict[str, list[int]] = {}   # PT0-style tag -> the tags it stands for
-        for i, t in enumerate(self.tags):
-            self.by_lowest.setdefault(lowest_label(t), []).append(i)
+        # PT0-style tag -> its row of `keeps`: which of these tags it stands for (a last row
+        # of all True for a tag this set lacks)
+        lowest = [lowest_label(t) for t in self.tags]
+        self.by_lowest = {t: r for r, t in enumerate(dict.fromkeys(lowest))}
+        self.keeps = np.ones((len(self.by_lowest) + 1, k), dtype=bool)
+        self.keeps[:-1] = np.array(list(self.by_lowest))[:, None] == np.array(lowest)[None, :]
 
     def keeping(self, emissions: np.ndarray, phrases: Sequence[str]) -> np.ndarray:
         """A first level's emissions [n_words, K] and another tagger's IOBES tags of the
@@ -88,10 +91,9 @@ class LevelDecoder:
         if len(phrases) != len(emissions):
             raise ValueError(f"expected {len(emissions)} tags of the first level, got "
                              f"{len(phrases)}")
-        penalty = np.full(emissions.shape, DISAGREE, dtype=emissions.dtype)
-        for j, tag in enumerate(phrases):
-            penalty[j, self.by_lowest.get(tag, slice(None))] = 0
-        return emissions - penalty
+        rows = np.fromiter((self.by_lowest.get(t, -1) for t in phrases), dtype=np.intp,
+                           count=len(phrases))
+        return np.where(self.keeps[rows], emissions, emissions - DISAGREE)
 
     def unit_scores(self, emissions: np.ndarray, spans: Sequence[tuple[int, int]],
                     first_level: bool | np.ndarray) -> np.ndarray:

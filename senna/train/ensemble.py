@@ -141,6 +141,9 @@ class JoinedUnit:
         self.best, self.best_epoch = self._score, epoch
         np.savez(self.out / "joined.npz", **self._weights)
 
+    def finish(self) -> None:
+        """Nothing to record: the ensemble's files are written once its layer is trained."""
+
 
 def train_joiner(cfg: TrainConfig, out: Path, names: list[str], epochs: int,
                  members: list[TaskModel], train_sents: list, dev: list, task) -> float:

@@ -10,7 +10,8 @@ unit has a `name`, a `module`, its own optimizer `opt`, `steps` batches per epoc
 * `make_optimizer(named, lr)`: its optimizer over its own parameters (`lr`: the run's rate,
   for units without one of their own);
 * `evaluate()`: its dev score; a `scored` unit also has `best`, `best_epoch` and
-  `keep(epoch, seconds)`, which saves the model just evaluated as its best.
+  `keep(epoch, seconds)`, which saves the model just evaluated as its best, and `finish()`,
+  called when the run has ended.
 
 Parameters that several units share (the word table of a joint run) get one more SGD
 optimizer.  What the loop does around the steps is the same for every run: per-epoch
@@ -186,8 +187,7 @@ def fit(run: Run) -> dict:
                               if out not in u.model_dir.parents and u.model_dir != out
                               and u.model_dir.exists())], plot, run.scored)
     for u in run.scored:
-        if hasattr(u, "finish"):
-            u.finish()
+        u.finish()
     return state
 
 
