@@ -1,7 +1,8 @@
-"""The training-only BiLSTM (`--approach bilstm`) as a distillation teacher, on a tiny POS
-fixture: it trains and saves like any model, the runtime refuses it with a clear error, its
-teacher scores do not depend on which sentences share a batch, and a window student learns
-from it alone or beside a window teacher."""
+"""The BiLSTM (`--approach bilstm`), on a tiny POS fixture: it trains and saves like any
+model, the NumPy runtime tags with it (the PyTorch network's scores within 1e-5, on
+sentences of every length in one batch), its teacher scores do not depend on which
+sentences share a batch, and a window student learns from it alone or beside a window
+teacher."""
 
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from conftest import FIX
 torch = pytest.importorskip("torch")
 
 from senna.io.checkpoint import ModelError, load_model  # noqa: E402
-from senna.runtime.ensemble import load_tagger  # noqa: E402
+from senna.runtime.ensemble import EnsembleModel, load_tagger  # noqa: E402
 from senna.train.config import TrainConfig  # noqa: E402
 from senna.train.distill import MeanTeacher, NetworkTeacher, load_teachers  # noqa: E402
 from senna.train.loop import train  # noqa: E402
@@ -35,12 +36,22 @@ def bilstm(tmp_path_factory) -> Path:
     return out
 
 
-def test_bilstm_saves_as_a_model_the_runtime_refuses(bilstm):
+def test_bilstm_saves_and_the_runtime_equals_training(bilstm):
     saved = load_model(bilstm)
     assert saved.net.approach == "bilstm"
     assert "lstm.weight_hh_l0_reverse" in saved.weights and "l1.weight" not in saved.weights
-    with pytest.raises(ModelError, match="teacher for `senna train --teachers`"):
-        load_tagger(bilstm)
+    model = load_tagger(bilstm)
+    sents = [*SENTS, ["Long"] * 40 + ["."], ["x"]]   # lengths 7, 2, 7, 41, 1 in one batch
+    cols = [{}] * len(sents)
+    got = model.emissions(sents, cols)
+    want = NetworkTeacher(saved).emissions(sents, cols)
+    assert got.shape == want.shape == (sum(map(len, sents)), len(model.tags))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    tags = model.predict(sents)
+    assert [len(t) for t in tags] == [len(s) for s in sents]
+    assert {t for ts in tags for t in ts} <= set(model.tags.items)
+    with pytest.raises(ModelError, match="window-approach members"):
+        EnsembleModel([model, model], "joined", joined={})
 
 
 def test_teacher_scores_do_not_depend_on_the_batch(bilstm):
@@ -80,3 +91,23 @@ def test_bilstm_settings_are_checked(tmp_path):
         with pytest.raises(ValueError, match="--approach bilstm"):
             TrainConfig(**{**bad, "approach": "bilstm", "out": str(tmp_path)})
     assert config(tmp_path, approach="bilstm", optimizer="adam").approach == "bilstm"
+
+
+def test_compact_stores_its_matrices_in_float16(bilstm, tmp_path):
+    """`senna compact --weights float16` halves the LSTM's matrices; the runtime and the
+    PyTorch network then read the same rounded weights and agree within 1e-5."""
+    import shutil
+
+    from senna.cli.main import main
+    out = tmp_path / "half"
+    shutil.copytree(bilstm, out)
+    assert main(["compact", str(out), "--rows", "float32", "--weights", "float16"]) == 0
+    with np.load(out / "weights.npz") as z:
+        assert z["lstm.weight_hh_l0"].dtype == np.float16
+        assert z["lstm.bias_ih_l0"].dtype == z["transitions"].dtype == np.float32
+    saved = load_model(out)
+    cols = [{}] * len(SENTS)
+    np.testing.assert_allclose(load_tagger(out).emissions(SENTS, cols),
+                               NetworkTeacher(saved).emissions(SENTS, cols),
+                               rtol=1e-5, atol=1e-5)
+    assert "weight matrices in float16" in (out / "MODEL_CARD.md").read_text()

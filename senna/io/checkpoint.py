@@ -300,11 +300,16 @@ def save_model(path: str | os.PathLike, model: SavedModel, portable: bool = True
         model.featurizer.lexicon.save_model_files(path)
         (path / "clusters.lst").unlink(missing_ok=True)   # the text form older models kept
     rows_dtype = np.dtype(model.info.get("rows_dtype", "float32"))   # see senna.cli.compact
+    matrix_dtype = np.dtype(model.info.get("weights_dtype", "float32"))
 
     def stored(name: str, v: np.ndarray) -> np.ndarray:
         if name.endswith(".rows"):
             return v
-        return np.asarray(v, dtype=rows_dtype if name.endswith(".values") else np.float32)
+        if name.endswith(".values"):
+            return np.asarray(v, dtype=rows_dtype)
+        # the layers' matrices; the transition scores, start scores and biases stay float32
+        matrix = np.ndim(v) >= 2 and name != "transitions"
+        return np.asarray(v, dtype=matrix_dtype if matrix else np.float32)
 
     tmp = path / "weights.tmp.npz"
     np.savez(tmp, **{k: stored(k, v) for k, v in weights.items()})
@@ -494,7 +499,7 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
                        f"emb.tables.{j}.conv.bias": (net.dims[j],)}
         elif base is None or base.get("table") != j:
             shapes[f"emb.tables.{j}.weight"] = (net.vocab_sizes[j], net.dims[j])
-    if net.approach == "bilstm":   # senna.nn.networks.BiLSTMNet (a teacher): no l1
+    if net.approach == "bilstm":   # senna.nn.networks.BiLSTMNet: no l1
         h = net.hidden
         for way in ("", "_reverse"):
             shapes |= {f"lstm.weight_ih_l0{way}": (4 * h, net.input_dim),
@@ -651,9 +656,10 @@ def check_config(config: dict, file: Path) -> None:
     _check_net(config.get("net"), file)
     _check_features(config.get("features"), file)
     _check_tags(config.get("tags"), config.get("scheme"), file)
-    if config.get("rows_dtype", "float32") not in ("float16", "float32"):
-        raise ModelError(f"{file}: rows_dtype must be float16 or float32, got "
-                         f"{config['rows_dtype']!r}")
+    for key in ("rows_dtype", "weights_dtype"):
+        if config.get(key, "float32") not in ("float16", "float32"):
+            raise ModelError(f"{file}: {key} must be float16 or float32, got "
+                             f"{config[key]!r}")
     if config.get("vocab", "text") not in ("text", "gzip"):
         raise ModelError(f"{file}: vocab must be text or gzip, got {config['vocab']!r}")
     if config.get("language", "en") not in LANGUAGES:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 
-# "bilstm": a bidirectional LSTM over the looked-up features, for training only: a teacher
-# whose per-word scores a window network learns from (senna.train.distill); the runtime,
-# which tags with the paper's two networks, refuses it.
+# "bilstm": a bidirectional LSTM over the looked-up features (not in the paper): every
+# word's scores read the whole sentence, which the window network cannot; a tagger of its
+# own (senna.runtime.kernels.bilstm_scores) or a teacher for a window student
+# (senna.train.distill).
 APPROACHES = ("window", "sentence", "bilstm")
 CRITERIA = ("wll", "sll")  # senna.nn.criterion (kept here: the runtime has no torch)
 

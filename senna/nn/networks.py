@@ -1,10 +1,10 @@
-"""The two networks of the paper, in PyTorch (training only; the runtime mirrors them in NumPy).
+"""The networks, in PyTorch (training only; the runtime mirrors them in NumPy).
 
 Window approach (Fig. 1): lookup tables -> concat over a window -> linear -> HardTanh -> linear.
 Sentence approach (Fig. 2): lookup tables + distances to the word to tag and to the predicate
 -> convolution -> max over time -> linear -> HardTanh -> linear.
-BiLSTM (training only, a teacher for distillation): lookup tables -> bidirectional LSTM ->
-linear; every word's scores read the whole sentence, which a window network cannot.
+BiLSTM (not in the paper): lookup tables -> bidirectional LSTM -> linear; every word's
+scores read the whole sentence, which a window network cannot.
 
 Parameter names are the contract with `senna.runtime.kernels` and the saved `weights.npz`:
 emb.tables.{j}.weight (a character feature's emb.tables.{j}.chars.weight and
@@ -336,9 +336,10 @@ class SentenceNet(Tagger):
 
 class BiLSTMNet(Tagger):
     """The same lookup tables under a one-layer bidirectional LSTM (`cfg.hidden` units each
-    way) and a linear output layer.  Why: a teacher (`senna.train.distill`) that sees the
-    whole sentence, so its per-word scores carry context beyond a window, for a window
-    student to learn from; the runtime never runs it.  Parameters: emb.*, lstm.*, l2.*."""
+    way) and a linear output layer.  Why: its per-word scores carry context beyond a
+    window: a tagger where names need the whole sentence (CoNLL-2002 NER), and a teacher
+    (`senna.train.distill`) for a window student.  Parameters: emb.*, lstm.*, l2.*
+    (`senna.runtime.kernels.bilstm_scores` runs it in NumPy)."""
 
     def __init__(self, cfg: NetConfig, sparse: bool = True):
         super().__init__(cfg, sparse)

@@ -130,9 +130,11 @@ class EnsembleModel(TaskModel):
         if TASKS[first.task].per_predicate and combine != "mean":
             raise ModelError(f"{first.task} members are combined by their mean scores only "
                              f"(one path per predicate), got combine {combine!r}")
-        if {(m.sentence_level, m.cfg.window) for m in members} != \
-                {(first.sentence_level, first.cfg.window)}:
+        if {(m.cfg.approach, m.cfg.window) for m in members} != \
+                {(first.cfg.approach, first.cfg.window)}:
             raise ModelError("ensemble members need the same approach and window")
+        if combine == "joined" and first.cfg.approach != "window":
+            raise ModelError("a joined ensemble needs window-approach members")
         if {m.language for m in members} != {first.language}:
             raise ModelError("ensemble members were trained on different languages")
         self.language = first.language

@@ -330,3 +330,60 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
         scores += w["l2.bias"]
         out[k : k + len(p)][real] = scores
     return out
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """In place; tanh form, which cannot overflow."""
+    x *= 0.5
+    np.tanh(x, out=x)
+    x += 1.0
+    x *= 0.5
+    return x
+
+
+def lstm_direction(x: np.ndarray, starts: np.ndarray, lengths: np.ndarray, w: Weights,
+                   suffix: str, out: np.ndarray) -> None:
+    """One direction of a one-layer LSTM (PyTorch's nn.LSTM: gates i, f, g, o) over
+    sentences laid end to end: inputs x [sum T, D], each sentence's first row and length
+    (longest first) -> its hidden states written into out [sum T, H] in place.  `suffix`
+    "" reads each sentence left to right, "_reverse" right to left.
+
+    The input projection is one product for every word; the recurrence steps through
+    positions, all sentences at once, and at step t only the sentences longer than t take
+    part (the rows of a packed sequence), so no padding is computed."""
+    w_hh = np.ascontiguousarray(w[f"lstm.weight_hh_l0{suffix}"].T)          # [H, 4H]
+    gates_x = x @ w[f"lstm.weight_ih_l0{suffix}"].T
+    gates_x += w[f"lstm.bias_ih_l0{suffix}"] + w[f"lstm.bias_hh_l0{suffix}"]
+    n_h = w_hh.shape[0]
+    h = np.zeros((len(lengths), n_h), dtype=np.float32)
+    c = np.zeros_like(h)
+    longest = int(lengths[0]) if len(lengths) else 0
+    alive = np.searchsorted(-lengths, -np.arange(longest), side="left")       # lengths > t
+    for t in range(longest):
+        n = int(alive[t])
+        rows = starts[:n] + (t if not suffix else lengths[:n] - 1 - t)
+        g = gates_x[rows] + h[:n] @ w_hh                                      # [n, 4H]
+        sigmoid(g[:, : 2 * n_h])
+        np.tanh(g[:, 2 * n_h : 3 * n_h], out=g[:, 2 * n_h : 3 * n_h])
+        sigmoid(g[:, 3 * n_h :])
+        c[:n] *= g[:, n_h : 2 * n_h]
+        c[:n] += g[:, :n_h] * g[:, 2 * n_h : 3 * n_h]
+        h[:n] = np.tanh(c[:n]) * g[:, 3 * n_h :]
+        out[rows] = h[:n]
+
+
+def bilstm_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
+                  cfg: NetConfig) -> np.ndarray:
+    """BiLSTM approach (senna.nn.networks.BiLSTMNet): ids [sum T, F] of sentences laid end
+    to end -> emissions [sum T, K]: lookup tables, both directions' hidden states side by
+    side, the output layer."""
+    lengths = np.asarray(lengths, dtype=np.intp)
+    starts = np.cumsum(lengths) - lengths
+    order = np.argsort(-lengths, kind="stable")
+    x = embed(ids, w, len(cfg.dims)).astype(np.float32, copy=False)
+    h = np.empty((len(ids), 2 * cfg.hidden), dtype=np.float32)
+    lstm_direction(x, starts[order], lengths[order], w, "", h[:, : cfg.hidden])
+    lstm_direction(x, starts[order], lengths[order], w, "_reverse", h[:, cfg.hidden :])
+    out = h @ w["l2.weight"].T
+    out += w["l2.bias"]
+    return out

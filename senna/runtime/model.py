@@ -85,10 +85,9 @@ class TaskModel:
     span tasks), always valid sequences of that scheme."""
 
     def __init__(self, saved: SavedModel):
-        if saved.net.approach not in ("window", "sentence"):
-            raise ModelError(f"the {saved.task} model is a {saved.net.approach} network, a "
-                             "teacher for `senna train --teachers`; the runtime tags with "
-                             "window and sentence networks only")
+        if saved.net.approach not in ("window", "sentence", "bilstm"):
+            raise ModelError(f"the {saved.task} model is a {saved.net.approach} network; the "
+                             "runtime tags with window, sentence and bilstm networks")
         self.saved = saved
         self.task = saved.task
         self.cfg = saved.net
@@ -132,8 +131,10 @@ class TaskModel:
         return self.window_net(ids, [len(s) for s in sentences])
 
     def window_net(self, ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
-        """Window approach: encoded words end to end [sum T, F] -> emissions [sum T, K].
-        (The joined ensemble puts its layer here, on the ids encoded once.)"""
+        """Window (or BiLSTM) approach: encoded words end to end [sum T, F] -> emissions
+        [sum T, K].  (The joined ensemble puts its layer here, on the ids encoded once.)"""
+        if self.cfg.approach == "bilstm":
+            return kernels.bilstm_scores(ids, lengths, self.w, self.cfg)
         return kernels.window_scores(ids, lengths, self.w, self.cfg)
 
     def predict(self, sentences: Sequence[Sequence[str]],

@@ -197,10 +197,12 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
         f"- Dev data: `{dev_data}`",
         f"- Licence of the data: {licence_text(config)}",
         *([f"- The word-table rows it stores (those that differ from the embeddings) are "
-           f"kept in {config['rows_dtype']}"
+           f"kept in {config.get('rows_dtype', 'float32')}"
+           + (f", its layers' weight matrices in {config['weights_dtype']}"
+              if config.get("weights_dtype", "float32") != "float32" else "")
            + (", its dictionaries gzip-compressed" if config.get("vocab") == "gzip" else "")
            + f" (`{typed(config.get('compacted', ''))}`)."]
-          if config.get("rows_dtype", "float32") != "float32" else []),
+          if "float16" in (config.get("rows_dtype"), config.get("weights_dtype")) else []),
         *([f"- Word table initialised from `{cfg['embeddings']}`"
            + (" and kept fixed" if cfg.get("fixed_embeddings") else "")
            + (f": a language model's, trained on {', '.join(f'`{f}`' for f in text)}. "

@@ -55,9 +55,9 @@ class TrainConfig:
                        "(the last epoch), from which a second run with the same --out resumes",
                        "runs/model")
     approach: str | None = setting("network: window or sentence (default: the task's, "
-                                   "sentence for SRL); bilstm: a bidirectional LSTM, a "
-                                   "teacher for --teachers only (the runtime does not tag "
-                                   "with it)", None, choices=APPROACHES)
+                                   "sentence for SRL); bilstm: a bidirectional LSTM "
+                                   "over the whole sentence (slower to tag; also a teacher "
+                                   "for --teachers)", None, choices=APPROACHES)
     criterion: str = setting("word-level (wll) or sentence-level (sll) log-likelihood", "sll",
                              choices=CRITERIA)
     features: str = setting("feature preset: basic (words, caps), senna (plus SENNA's task "
@@ -239,9 +239,8 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append("--licence must be one line of text")
     if cfg.adversarial < 0:
         out.append(f"--adversarial must be 0 (off) or more, got {cfg.adversarial}")
-    if cfg.approach == "bilstm" and (cfg.stack or cfg.adversarial or cfg.average
-                                     or spec.per_predicate):
-        out.append("--approach bilstm takes no --stack, --adversarial or --average, and "
+    if cfg.approach == "bilstm" and (cfg.stack or cfg.adversarial or spec.per_predicate):
+        out.append("--approach bilstm takes no --stack or --adversarial, and "
                    "tasks with one example per word sequence only (not SRL)")
     if cfg.adversarial and sentence:
         out.append("--adversarial needs the window approach (not built for the sentence "
