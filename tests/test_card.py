@@ -55,7 +55,8 @@ def test_every_shipped_card_names_its_make_target_and_no_history(task):
     for command in commands(card):   # a renamed or deleted recipe must not stay named
         files = [w for w in command.split() if w.startswith("recipes/")]
         assert all((ROOT / f).is_file() for f in files), command
-    assert f"python -m senna compact senna/models/{task} --rows float16" in commands(card)
+    assert any(c.startswith(f"python -m senna compact senna/models/{task} --rows float16")
+               for c in commands(card))
 
 
 def test_the_embeddings_card_names_its_make_target():
