@@ -59,8 +59,12 @@ vbs: $(MODELS)/vbs/weights.npz
 # move by a tag or two, e.g. PT0 finds 8,555 phrases where it found 8,556; weights.npz is replaced atomically, so an interrupted compaction keeps it).
 # The language models' corpora and exports too: hours of work that make must not delete.
 .PRECIOUS: $(MODELS)/%/weights.npz runs/embeddings-%/vectors.npz runs/lm-%/corpus/corpus.json
+COMPACT := --rows float16
 $(MODELS)/%/weights.npz: $(MODELS)/%/history.json
-	$(SENNA) compact $(@D) --rows float16
+	$(SENNA) compact $(@D) $(COMPACT)
+# A BiLSTM's matrices are half its size: float16 too (dev scores unchanged to the digit).
+$(MODELS)/es/ner/weights.npz $(MODELS)/nl/ner/weights.npz $(MODELS)/psg/weights.npz: \
+	COMPACT += --weights float16
 
 # --- POS and the taggers that read its tags --------------------------------------------
 
@@ -193,13 +197,24 @@ embeddings: runs/lm/corpus/corpus.json
 	$(SENNA) lm export --model runs/lm/model --to $(EMB) --dtype float16
 
 # --- Spanish and Dutch NER (CoNLL-2002), in senna/models/es and senna/models/nl ---------
+# Per language: three BiLSTM teachers (recipes/ner-LANG-teachers.json, seeds 1-3, each a
+# step of its own), their ensemble, then the shipped BiLSTM distilled from their mean
+# scores (recipes/ner-LANG.json).  All read the shipped English embeddings.
 
 ner-es: $(MODELS)/es/ner/weights.npz
 ner-nl: $(MODELS)/nl/ner/weights.npz
-$(MODELS)/es/ner/history.json: recipes/ner-es.json runs/embeddings-es/vectors.npz
-	$(SENNA) train --config recipes/ner-es.json --out $(@D)
-$(MODELS)/nl/ner/history.json: recipes/ner-nl.json runs/embeddings-nl/vectors.npz
-	$(SENNA) train --config recipes/ner-nl.json --out $(@D)
+NER02_SEEDS := 1 2 3
+define NER02
+runs/ner-$(1)-teachers/seed-%/history.json: recipes/ner-$(1)-teachers.json $$(EMBEDDINGS)
+	$$(SENNA) train --config recipes/ner-$(1)-teachers.json --seed $$* --out $$(@D)
+runs/ner-$(1)-teachers/ensemble.json: \
+		$$(NER02_SEEDS:%=runs/ner-$(1)-teachers/seed-%/history.json)
+	$$(SENNA) train --config recipes/ner-$(1)-teachers.json --seeds $$(call commas,$$(NER02_SEEDS))
+$$(MODELS)/$(1)/ner/history.json: recipes/ner-$(1).json runs/ner-$(1)-teachers/ensemble.json \
+		$$(EMBEDDINGS)
+	$$(SENNA) train --config recipes/ner-$(1).json --out $$(@D)
+endef
+$(foreach L,es nl,$(eval $(call NER02,$(L))))
 
 # --- Spanish and Dutch word embeddings (CoNLL-2002's languages; hours on CPU) -----------
 

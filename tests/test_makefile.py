@@ -74,17 +74,19 @@ def test_each_target_trains_the_recipe_its_model_card_names(task):
 
 
 @pytest.mark.parametrize("lang", ["es", "nl"])
-def test_other_languages_train_their_embeddings_then_their_ner(lang):
-    """`make ner-es` is one command: the language model on that language's text (hours,
-    reused once exported), then the NER recipe into senna/models/es/ner; `make models`
-    leaves both alone."""
+def test_other_languages_train_teachers_then_their_ner(lang):
+    """`make ner-es` is one command: three BiLSTM teachers (a step each), their ensemble,
+    then the NER recipe, distilled from them, into senna/models/es/ner, compacted with its
+    matrices in float16; `make models` leaves them alone."""
     lines = steps(f"ner-{lang}")
-    assert first(lines, f"lm prepare ../shared/data/lm/{lang}_*.txt.xz --language {lang}") < \
-        first(lines, f"lm train --config recipes/lm-{lang}.json") < \
-        first(lines, f"lm export --model runs/lm-{lang}/model --to runs/embeddings-{lang}") < \
+    teachers = f"--config recipes/ner-{lang}-teachers.json"
+    seeds = [first(lines, f"{teachers} --seed {s} --out runs/ner-{lang}-teachers/seed-{s}")
+             for s in (1, 2, 3)]
+    assert max(seeds) < first(lines, f"{teachers} --seeds 1,2,3") < \
         first(lines, f"train --config {MAKE_RECIPES[f'ner-{lang}']} --out senna/models/{lang}/ner")
-    assert lines[-1] == f"python -m senna compact senna/models/{lang}/ner --rows float16"
-    assert not any(f"ner-{lang}" in line or "lm train" in line for line in steps("models"))
+    assert lines[-1] == \
+        f"python -m senna compact senna/models/{lang}/ner --rows float16 --weights float16"
+    assert not any(f"ner-{lang}" in line for line in steps("models"))
 
 
 @pytest.mark.skipif(shutil.which("flock") is None, reason="needs flock (util-linux)")
