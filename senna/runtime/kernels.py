@@ -383,12 +383,13 @@ def bilstm_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
     to end -> emissions [sum T, K]: lookup tables, both directions' hidden states side by
     side, the output layer."""
     lengths = np.asarray(lengths, dtype=np.intp)
-    starts = np.cumsum(lengths) - lengths
-    order = np.argsort(-lengths, kind="stable")
-    x = embed(ids, w, len(cfg.dims)).astype(np.float32, copy=False)
+    order = np.argsort(-lengths, kind="stable")                     # longest first
+    starts = (np.cumsum(lengths) - lengths)[order]
+    lengths = lengths[order]
+    x = embed(ids, w, len(cfg.dims))
     h = np.empty((len(ids), 2 * cfg.hidden), dtype=np.float32)
-    lstm_direction(x, starts[order], lengths[order], w, "", h[:, : cfg.hidden])
-    lstm_direction(x, starts[order], lengths[order], w, "_reverse", h[:, cfg.hidden :])
+    lstm_direction(x, starts, lengths, w, "", h[:, : cfg.hidden])
+    lstm_direction(x, starts, lengths, w, "_reverse", h[:, cfg.hidden :])
     out = h @ w["l2.weight"].T
     out += w["l2.bias"]
     return out

@@ -85,9 +85,6 @@ class TaskModel:
     span tasks), always valid sequences of that scheme."""
 
     def __init__(self, saved: SavedModel):
-        if saved.net.approach not in ("window", "sentence", "bilstm"):
-            raise ModelError(f"the {saved.task} model is a {saved.net.approach} network; the "
-                             "runtime tags with window, sentence and bilstm networks")
         self.saved = saved
         self.task = saved.task
         self.cfg = saved.net
