@@ -63,8 +63,7 @@ COMPACT := --rows float16
 $(MODELS)/%/weights.npz: $(MODELS)/%/history.json
 	$(SENNA) compact $(@D) $(COMPACT)
 # A BiLSTM's matrices are half its size: float16 too (dev scores unchanged to the digit).
-$(MODELS)/es/ner/weights.npz $(MODELS)/nl/ner/weights.npz $(MODELS)/psg/weights.npz: \
-	COMPACT += --weights float16
+$(MODELS)/nl/ner/weights.npz $(MODELS)/psg/weights.npz: COMPACT += --weights float16
 
 # --- POS and the taggers that read its tags --------------------------------------------
 
@@ -197,24 +196,29 @@ embeddings: runs/lm/corpus/corpus.json
 	$(SENNA) lm export --model runs/lm/model --to $(EMB) --dtype float16
 
 # --- Spanish and Dutch NER (CoNLL-2002), in senna/models/es and senna/models/nl ---------
-# Per language: three BiLSTM teachers (recipes/ner-LANG-teachers.json, seeds 1-3, each a
-# step of its own), their ensemble, then the shipped BiLSTM distilled from their mean
-# scores (recipes/ner-LANG.json).  All read the shipped English embeddings.
+# Both start from three BiLSTMs, seeds 1-3, each a step of its own.  Spanish ships them as an
+# ensemble (recipes/ner-es.json; combined by vote or by their mean scores, the better on dev).
+# Dutch ships one BiLSTM distilled from their mean scores (recipes/ner-nl-teachers.json for
+# the three, then recipes/ner-nl.json).  All read the shipped English embeddings.
 
-ner-es: $(MODELS)/es/ner/weights.npz
+ner-es: $(MODELS)/es/ner/ensemble.json
 ner-nl: $(MODELS)/nl/ner/weights.npz
 NER02_SEEDS := 1 2 3
-define NER02
-runs/ner-$(1)-teachers/seed-%/history.json: recipes/ner-$(1)-teachers.json $$(EMBEDDINGS)
-	$$(SENNA) train --config recipes/ner-$(1)-teachers.json --seed $$* --out $$(@D)
-runs/ner-$(1)-teachers/ensemble.json: \
-		$$(NER02_SEEDS:%=runs/ner-$(1)-teachers/seed-%/history.json)
-	$$(SENNA) train --config recipes/ner-$(1)-teachers.json --seeds $$(call commas,$$(NER02_SEEDS))
-$$(MODELS)/$(1)/ner/history.json: recipes/ner-$(1).json runs/ner-$(1)-teachers/ensemble.json \
-		$$(EMBEDDINGS)
-	$$(SENNA) train --config recipes/ner-$(1).json --out $$(@D)
-endef
-$(foreach L,es nl,$(eval $(call NER02,$(L))))
+ES_MEMBERS := $(NER02_SEEDS:%=$(MODELS)/es/ner/seed-%)
+$(MODELS)/es/ner/seed-%/history.json: recipes/ner-es.json $(EMBEDDINGS)
+	$(SENNA) train --config recipes/ner-es.json --seed $* --out $(@D)
+$(ES_MEMBERS:%=%/weights.npz): COMPACT += --weights float16
+$(MODELS)/es/ner/ensemble.json: $(ES_MEMBERS:%=%/history.json) $(ES_MEMBERS:%=%/weights.npz)
+	$(SENNA) train --config recipes/ner-es.json --seeds $(call commas,$(NER02_SEEDS)) \
+		--out $(@D)
+
+runs/ner-nl-teachers/seed-%/history.json: recipes/ner-nl-teachers.json $(EMBEDDINGS)
+	$(SENNA) train --config recipes/ner-nl-teachers.json --seed $* --out $(@D)
+runs/ner-nl-teachers/ensemble.json: $(NER02_SEEDS:%=runs/ner-nl-teachers/seed-%/history.json)
+	$(SENNA) train --config recipes/ner-nl-teachers.json --seeds $(call commas,$(NER02_SEEDS))
+$(MODELS)/nl/ner/history.json: recipes/ner-nl.json runs/ner-nl-teachers/ensemble.json \
+		$(EMBEDDINGS)
+	$(SENNA) train --config recipes/ner-nl.json --out $(@D)
 
 # --- Spanish and Dutch word embeddings (CoNLL-2002's languages; hours on CPU) -----------
 

@@ -83,6 +83,8 @@ def test_a_model_from_a_replaced_script_gets_the_makefile_step():
     ("senna train --config recipes/ner-es.json --out runs/es/ner", "runs/es/ner",
      "Rebuild with `make ner-es MODELS=runs`"),
     ("senna train --config recipes/ner-es.json --out runs/ner", "runs/ner", "Retrain with:"),
+    ("senna train --config recipes/ner-es.json --seed 2 --out senna/models/es/ner/seed-2",
+     "senna/models/es/ner/seed-2", "Rebuild with `make ner-es` from"),   # an ensemble member
     ("senna train --task psg --out runs/psg", "runs/psg", "Retrain with:"),   # no recipe
     ("senna train --config my-pos.json", "senna/models/pos", "Retrain with:"),
 ])

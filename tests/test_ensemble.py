@@ -40,8 +40,13 @@ def ensemble(tmp_path_factory, request) -> Path:
 def test_ensemble_directory_and_scores(ensemble):
     spec = json.loads((ensemble / "ensemble.json").read_text())
     assert spec["members"] == ["seed-1", "seed-2", "seed-3"] and spec["joined"] == "joined.npz"
-    assert spec["combine"] == ("joined" if spec["dev"]["joined"] > spec["dev"]["vote"] else "vote")
-    assert set(spec["dev"]) == {"seed-1", "seed-2", "seed-3", "vote", "joined"}
+    assert spec["combine"] == max(("vote", "mean", "joined"), key=spec["dev"].get)
+    assert set(spec["dev"]) == {"seed-1", "seed-2", "seed-3", "vote", "mean", "joined"}
+    card = (ensemble / "MODEL_CARD.md").read_text()
+    assert card.startswith("# senna model: ner, an ensemble of 3\n")
+    how = {"vote": "by vote", "mean": "by their mean scores", "joined": "by a joining layer"}
+    assert f"- Combined {how[spec['combine']]}" in card
+    assert f"mean {spec['dev']['mean']:.2f}" in card and "`seed-2/`" in card
     w = [load_model(ensemble / m).weights["l1.weight"] for m in spec["members"]]
     assert not np.array_equal(w[0], w[1])          # different seeds, different networks
     assert isinstance(load_tagger(ensemble), EnsembleModel)
@@ -94,3 +99,16 @@ def test_pipeline_tags_with_an_ensemble(ensemble, tmp_path):
     pipe = Pipeline(tmp_path, ["ner"])
     assert len(pipe.tag([words])[0].columns["ner"]) == 5
     assert pipe.tag([words])[0].columns["ner"] == EnsembleModel.load(ensemble).predict([words])[0]
+
+
+@pytest.mark.slow
+def test_evaluate_scores_an_ensemble_as_training_does(ensemble, capsys):
+    from senna.cli.evaluate import main
+    from senna.io.conll import read_dataset
+    from senna.tasks import get_task
+    from senna.train.ensemble import score
+
+    data = FIX / "ner_small.conll"
+    assert main(["--model", str(ensemble), "--data", str(data)]) == 0
+    want = score(load_tagger(ensemble), get_task("ner"), read_dataset(data, "conll2003"))
+    assert f"{want:.2f}" in capsys.readouterr().out

@@ -237,7 +237,13 @@ def test_every_shipped_directory_has_a_valid_manifest_and_a_finished_run():
     languages = [p for p in dirs if p.name in LANGUAGES]    # es/ner, nl/ner: models too
     assert {p.name for p in languages} == {"es", "nl"}
     models = [p for p in dirs if p not in languages]
-    for d in models + [m for lang in languages for m in sorted(lang.iterdir())]:
+    models += [m for lang in languages for m in sorted(lang.iterdir())]
+    for ensemble in [m for m in models if (m / "ensemble.json").exists()]:   # es/ner
+        models.remove(ensemble)
+        members = json.loads((ensemble / "ensemble.json").read_text())["members"]
+        assert members, ensemble
+        models += [ensemble / m for m in members]
+    for d in models:
         if d.name == "embeddings":
             from senna.embeddings import embedding_files
             names = embedding_files(d)

@@ -90,7 +90,7 @@ def predict_inputs(spec: list[tuple[str, str]], sentences: list, model_path: str
     out = [replace(s, columns=dict(s.columns)) for s in sentences]
     for column, path in spec:
         found = beside_package(path)
-        if not (found / "config.json").exists():
+        if not found.is_dir() or folder_task(found) is None:
             raise ValueError(f"{model_path} reads {column} tags predicted by {path}, which "
                              f"is not found: give that model there, or pass --gold-inputs "
                              f"to read the file's {column} column")
@@ -183,9 +183,9 @@ def main(argv: list[str]) -> int:
         return 0
     model, recorded = None, {}
     if a.model:
-        from senna.runtime.model import TaskModel
-        model = TaskModel.load(a.model)
-        recorded = model.saved.info
+        from senna.runtime.ensemble import load_tagger
+        model = load_tagger(a.model)      # one model, or an ensemble (its first member's
+        recorded = model.saved.info       # record: the same data and settings)
         task = model_task(a.task, model, a.model)
     elif a.task:
         task = get_task(a.task)

@@ -60,8 +60,9 @@ def parser() -> argparse.ArgumentParser:
     ensemble = p.add_argument_group("ensembles (section 6.1)")
     ensemble.add_argument("--seeds", metavar="S1,S2,...",
                           help="train one model per seed into OUT/seed-S and make OUT an "
-                               "ensemble the tagger uses (combined by vote); with --tasks "
-                               "(a joint run), one run per seed and an ensemble OUT/<task> per "
+                               "ensemble the tagger uses (combined by vote or by the members' "
+                               "mean scores, whichever is better on dev); with --tasks (a "
+                               "joint run), one run per seed and an ensemble OUT/<task> per "
                                "task, combined by the members' mean scores")
     ensemble.add_argument("--joined-epochs", dest="joined_epochs", type=int, default=None,
                           help="with --seeds: also train the joined ensemble (a layer on the "

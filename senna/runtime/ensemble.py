@@ -60,6 +60,12 @@ def load_tagger(path: str | os.PathLike) -> TaskModel:
     return EnsembleModel.load(path) if (path / ENSEMBLE_FILE).exists() else TaskModel.load(path)
 
 
+def model_folders_in(root: Path) -> list[Path]:
+    """The folders directly under `root` that hold one model or an ensemble, sorted."""
+    return sorted(p.parent for p in {*root.glob("*/config.json"),
+                                     *root.glob(f"*/{ENSEMBLE_FILE}")})
+
+
 def folder_task(path: Path) -> str | None:
     """The task of a model's own folder, which its ensemble.json or config.json names;
     None for a folder that is not one model's (e.g. one holding pos/, chunk/, ...)."""

@@ -27,7 +27,7 @@ from pathlib import Path
 from senna.document import Sentence, Token
 from senna.features import ColumnFeature, LevelFeature
 from senna.io.checkpoint import ModelError
-from senna.runtime.ensemble import folder_task, load_tagger
+from senna.runtime.ensemble import folder_task, load_tagger, model_folders_in
 from senna.runtime.model import SRL_EXACT, TaskModel
 from senna.runtime.predict import in_documents
 from senna.syntax.levels import TREE
@@ -71,7 +71,7 @@ def language_models(lang: str) -> Path:
     if lang == "en":
         return root
     shipped = [name for name in LANGUAGES
-                if name != "en" and any((root / name).glob("*/config.json"))]
+                if name != "en" and model_folders_in(root / name)]
     if lang not in shipped:
         raise ModelError(f"no shipped models for language {lang!r}; shipped: "
                          f"{', '.join(['en', *shipped])} (or train your own: docs/training.md)")
@@ -97,8 +97,7 @@ class Folders:
             return (self.single,)
         held = [t for t in usual if t in self.own or (self.root / t).is_dir()]
         if not held:
-            held = sorted(p.parent.name for p in self.root.glob("*/config.json")
-                          if p.parent.name in TASKS)
+            held = [p.name for p in model_folders_in(self.root) if p.name in TASKS]
         return tuple(held or usual)
 
 
@@ -109,7 +108,8 @@ def _own_folder(path: Path, task: str | None) -> str:
         raise ModelError(f"no {task or 'model'} folder: {path} is not a directory")
     found = folder_task(path)
     if found is None:
-        raise ModelError(f"{path}: not a model's folder (it holds no config.json)")
+        raise ModelError(f"{path}: not a model's folder (it holds no config.json or "
+                         "ensemble.json)")
     if found not in TASKS:
         raise ModelError(f"{path}: holds a model of an unknown task {found!r}")
     if task is not None and found != task:

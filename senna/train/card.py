@@ -110,8 +110,11 @@ def config_file(command: str) -> str | None:
 
 def make_target(command: str, out: str | None) -> str | None:
     """`make <target>` (with MODELS=... for another directory) when a Makefile step that
-    writes `out` is the command that trained this model, else None."""
+    writes `out` (or the ensemble `out` is a member of) is the command that trained this
+    model, else None."""
     recipe = config_file(command)
+    if out and re.fullmatch(r"seed-\d+", Path(out).name):   # a member of the target's ensemble
+        out = str(Path(out).parent)
     for target, file in MAKE_RECIPES.items():
         folder = Path(MAKE_FOLDERS.get(target, target)).parts
         if out and file == recipe and Path(out).parts[-len(folder):] == folder:
@@ -258,3 +261,42 @@ def embeddings_text(model_dir: Path) -> list[str] | None:
         return [Path(s["path"]).name for s in sources]
     except (OSError, KeyError, TypeError, ValueError, ModelError):
         return None
+
+
+def ensemble_card_text(spec: dict, member: dict) -> str:
+    """The card of an ensemble folder: its members, how they are combined, the dev scores
+    of each and of the combinations, the data and its licence (from its first member's
+    `member` config), and the command that made it."""
+    cfg = member.get("training", {}).get("config", {})
+    task = register(member["task_spec"]) if "task_spec" in member else get_task(member["task"])
+    dev = spec.get("dev", {})
+    how = {"vote": "by vote (each word takes the tag most members gave)",
+           "mean": "by their mean scores (emissions and transitions averaged, decoded once)",
+           "joined": "by a joining layer trained on their hidden layers"}
+    command = spec.get("training", {}).get("command") or "senna train ... --seeds ..."
+    target = make_target(command, str(Path(cfg.get("out", "")).parent))   # a member's out
+    steps = ["Rebuild with " + (f"`{target}` from the repository root; the ensemble's own "
+                                "step:" if target else "its members, then:"),
+             "", f"    {typed(command)}"]
+    return "\n".join([
+        f"# senna model: {member['task']}, an ensemble of {len(spec['members'])}",
+        "",
+        f"- Members: {', '.join(f'`{m}/`' for m in spec['members'])}, each a model with its "
+        "own card (the same settings, seeds "
+        f"{', '.join(map(str, spec.get('training', {}).get('seeds', [])))})",
+        f"- Combined {how[spec['combine']]}: the combination that scores best on dev",
+        f"- Training data: `{cfg.get('train')}`",
+        f"- Dev data: `{cfg.get('dev')}`",
+        f"- Licence of the data: {licence_text(member)}",
+        f"- Dev {task.score_name}: " + ", ".join(f"{k} {v:.2f}" for k, v in dev.items()),
+        "",
+        *steps,
+    ]) + "\n"
+
+
+def write_ensemble_card(out: str | Path) -> None:
+    """MODEL_CARD.md of the ensemble in `out` (its ensemble.json written)."""
+    path = Path(out)
+    spec = json.loads((path / "ensemble.json").read_text(encoding="utf-8"))
+    member = json.loads((path / spec["members"][0] / "config.json").read_text(encoding="utf-8"))
+    (path / "MODEL_CARD.md").write_text(ensemble_card_text(spec, member), encoding="utf-8")

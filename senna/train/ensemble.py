@@ -2,12 +2,15 @@
 
 Each member is an ordinary training run of the same settings with its own seed (its own
 initial weights and batch order), saved in `out/seed-<k>/`; `out/ensemble.json` makes the
-directory an ensemble the runtime tags with (`senna.runtime.ensemble`).  With
+directory an ensemble the runtime tags with (`senna.runtime.ensemble`), combined by vote or by
+the members' mean scores, whichever scores better on dev (a vote lets a majority outvote one
+confident member; a mean lets a confident member outweigh two unsure ones, and which helps
+depends on the task and the data).  With
 `joined_epochs`, the paper's "joined" ensemble is trained too: the members are frozen and a
 linear layer with its own transition scores (SLL) learns to tag from their concatenated
 hidden layers; it is scored on dev after every epoch through the NumPy runtime and the best
-is kept in `out/joined.npz`.  The dev scores of the members, the vote and the joined layer
-are recorded in ensemble.json.
+is kept in `out/joined.npz`.  The dev scores of the members, the vote, the mean and the joined
+layer are recorded in ensemble.json.
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ from senna.runtime.ensemble import EnsembleModel, save_ensemble
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
+from senna.train.card import write_ensemble_card
 from senna.train.config import TrainConfig
 from senna.train.data import Batch, batches, make_examples
 from senna.train.loop import Run, fit, train
 from senna.train.prepare import prepare
-from senna.train.tagging import network_from_saved, optimizer
+from senna.train.tagging import command_line, network_from_saved, optimizer
 
 
 class Joiner(torch.nn.Module):
@@ -77,16 +81,19 @@ def train_ensemble(cfg: TrainConfig, seeds: list[int], joined_epochs: int = 0) -
     task, train_sents, dev = data.task, data.train, data.dev
     members = [TaskModel.load(out / n) for n in names]
     scores = {n: score(m, task, dev) for n, m in zip(names, members, strict=True)}
-    scores["vote"] = score(EnsembleModel(members, "vote"), task, dev)
-    combine, joined = "vote", None
+    for how in ("vote", "mean"):
+        scores[how] = score(EnsembleModel(members, how), task, dev)
+    joined = None
     if joined_epochs:
         scores["joined"] = train_joiner(cfg, out, names, joined_epochs, members,
                                         train_sents, dev, task)
         joined = "joined.npz"
-        if scores["joined"] > scores["vote"]:   # the tagger uses the better on dev
-            combine = "joined"
+    # the tagger uses the best on dev (the first of equals: vote, then mean)
+    combine = max((h for h in ("vote", "mean", "joined") if h in scores), key=scores.get)
     spec = save_ensemble(out, cfg.task, names, combine, scores,
-                         {"seeds": seeds, "joined_epochs": joined_epochs}, joined)
+                         {"seeds": seeds, "joined_epochs": joined_epochs,
+                          "command": command_line()}, joined)
+    write_ensemble_card(out)
     return spec
 
 
