@@ -206,7 +206,8 @@ def test_task_folders_win_over_the_folder_of_models(models, tmp_path):
     (["--model", "ner={m}", "--model", "ner={m}"], 2, "--model: ner is given twice"),
     (["--model", "ner={m}/none"], 1, "no ner folder: {m}/none is not a directory"),
     (["--model", "pos={m}/ner"], 1, "{m}/ner: holds a ner model, not a pos model"),
-    (["--model", "ner={m}"], 1, "{m}: not a model's folder (it holds no config.json)"),
+    (["--model", "ner={m}"], 1,
+     "{m}: not a model's folder (it holds no config.json or ensemble.json)"),
     (["-path", "{m}/none"], 1, "{m}/none: no such directory"),
 ])
 def test_bad_task_folders_give_one_line(capsys, monkeypatch, models, option, status, message):
