@@ -1,0 +1,60 @@
+"""Whole-tree bracket F1 on EWT dev of several parsers' mean: every level's emissions are
+the mean of the parsers' (same tag set), decoded once, as a "mean" ensemble decodes a
+tagger's.  The runtime parses with one model; this measures what an ensemble of level
+networks (or a student distilled from one) could reach before building either.
+
+    python bench/parser_mean.py --data ../shared/data runs/psg/a runs/psg/b [...]
+
+POS and the first level's PT0 phrases come from the shipped taggers, as `senna -psg` parses
+(`senna evaluate --model DIR --data ewt.dev.gold_conll` for one parser prints the same F1).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+
+from senna.cli.evaluate import predict_inputs
+from senna.io.conll import read_gold_conll
+from senna.runtime.ensemble import load_tagger
+from senna.runtime.pipeline import default_model_dir
+from senna.syntax.levels import unchain
+from senna.syntax.score import bracket_scores
+from senna.syntax.tree import conll_to_tree
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=Path("../shared/data"))
+    ap.add_argument("parsers", nargs="+", help="psg model folders (the same tag set)")
+    a = ap.parse_args()
+    members = [load_tagger(p) for p in a.parsers]
+    first = members[0]
+    if any(m.tags.items != first.tags.items for m in members):
+        raise SystemExit("the parsers' tag sets differ: train them on the same data")
+    own = [m.level_scores for m in members]
+
+    def mean_scores(sentences, columns):
+        found = [scores(sentences, columns) for scores in own]
+        return [np.mean([f[i] for f in found], 0) for i in range(len(sentences))]
+
+    first.level_scores = mean_scores
+    gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
+    root = default_model_dir()
+    inputs = predict_inputs([("pos", str(root / "pos")), ("pt0", str(root / "pt0"))], gold,
+                            a.parsers[0])
+    trees = first.parse([s.words for s in inputs], [s.columns for s in inputs])
+    score = bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold],
+                           [unchain(t) for t in trees], [s.columns["pos"] for s in gold])
+    print(f"{' + '.join(a.parsers)}: bracket F1 {score.f1:.2f} (P {score.precision:.2f}, "
+          f"R {score.recall:.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
