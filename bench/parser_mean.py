@@ -5,6 +5,9 @@ networks (or a student distilled from one) could reach before building either.
 
     python bench/parser_mean.py --data ../shared/data runs/psg/a runs/psg/b [...]
 
+Members trained on different sentences may know different tags: a tag is averaged over
+the members that know it, in the first member's tag set.
+
 POS and the first level's PT0 phrases come from the shipped taggers, as `senna -psg` parses
 (`senna evaluate --model DIR --data ewt.dev.gold_conll` for one parser prints the same F1).
 """
@@ -31,17 +34,22 @@ from senna.syntax.tree import conll_to_tree
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
-    ap.add_argument("parsers", nargs="+", help="psg model folders (the same tag set)")
+    ap.add_argument("parsers", nargs="+", help="psg model folders; the first one's tag set is used")
     a = ap.parse_args()
     members = [load_tagger(p) for p in a.parsers]
     first = members[0]
-    if any(m.tags.items != first.tags.items for m in members):
-        raise SystemExit("the parsers' tag sets differ: train them on the same data")
+    # each member's columns in the first one's tag order; a tag a member lacks (a rare
+    # chain of the sentences it was not trained on) is left out of that tag's mean
+    index = [{t: j for j, t in enumerate(m.tags.items)} for m in members]
+    columns = [np.array([ix.get(t, 0) for t in first.tags.items]) for ix in index]
+    has = np.array([[t in ix for t in first.tags.items] for ix in index])   # [members, K]
     own = [m.level_scores for m in members]
 
-    def mean_scores(sentences, columns):
-        found = [scores(sentences, columns) for scores in own]
-        return [np.mean([f[i] for f in found], 0) for i in range(len(sentences))]
+    def mean_scores(sentences, inputs):
+        found = [scores(sentences, inputs) for scores in own]
+        parts = list(zip(found, columns, has, strict=True))
+        return [sum(np.where(h, f[i][:, c], 0.0) for f, c, h in parts) / has.sum(0)
+                for i in range(len(sentences))]
 
     first.level_scores = mean_scores
     gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
