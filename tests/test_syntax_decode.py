@@ -229,10 +229,10 @@ def test_large_tag_sets_decode_as_with_the_full_step(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("levels, n, expected", [
-    ([], 2, [["B-S", "E-S"]]),
-    ([["S-NP", "O"]], 2, [["S-NP", "O"], ["B-S", "E-S"]]),
-    ([["S-NP", "O"], ["B-VP", "E-VP"]], 2, [["S-NP", "O"], ["B-VP", "E-VP"]]),
-    ([["S-NP"]], 1, [["S-NP"]]),
+    ([], 2, [[("S", 0, 2)]]),
+    ([[("NP", 0, 1)]], 2, [[("NP", 0, 1)], [("S", 0, 2)]]),
+    ([[("NP", 0, 1)], [("VP", 0, 2)]], 2, [[("NP", 0, 1)], [("VP", 0, 2)]]),
+    ([[("NP", 0, 1)]], 1, [[("NP", 0, 1)]]),
 ])
 def test_with_root_closes_an_unfinished_tree(levels, n, expected) -> None:
     assert with_root(levels, n) == expected

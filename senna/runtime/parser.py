@@ -98,7 +98,7 @@ class ParserModel(TaskModel):
             return found
 
         return [tree for _, tree in
-                self.levels.parse_many([len(s) for s in sentences], scorer)]
+                self.levels.parse_spans([len(s) for s in sentences], scorer)]
 
     def predict(self, sentences: Sequence[Sequence[str]],
                 columns: Sequence[Columns] | None = None) -> list[list[str]]:

@@ -27,7 +27,7 @@ from senna.decode.constraints import iobes
 from senna.decode.viterbi import Decoder
 from senna.syntax.levels import Unit, collapse, cover, with_root
 from senna.syntax.tree import ROOT, Tree, extent, node
-from senna.tags import split_tag, tags_to_spans
+from senna.tags import Span, spans_to_tags, split_tag
 from senna.text.pieces import token_ranges
 
 LevelScorer = Callable[[int, list[str]], np.ndarray]
@@ -74,7 +74,8 @@ class LevelDecoder:
         # the set lacks, scored -inf); a one-word unit takes the unit tag itself
         self.first, self.inner, self.last = (
             np.array([index.get(word_tag(t, where), k) for t in self.tags]) for where in range(3))
-        self.single = np.array([split_tag(t)[0] == "S" for t in self.tags])
+        self.prefix, self.kind = zip(*(split_tag(t) for t in self.tags), strict=True)
+        self.single = np.array([p == "S" for p in self.prefix])
         # PT0-style tag -> its row of `keeps`: which of these tags it stands for (a last row
         # of all True for a tag this set lacks)
         lowest = [lowest_label(t) for t in self.tags]
@@ -100,23 +101,29 @@ class LevelDecoder:
         """emissions [n_words, K], the units' word spans -> unit emissions [n_units, K].
         Several sentences at once: their emissions laid end to end, the spans in those
         rows, `first_level` one flag per unit."""
-        n, k = emissions.shape
-        padded = np.concatenate([emissions.astype(np.float64),
-                                 np.full((n, 1), -np.inf)], axis=1)   # column k: missing
-        starts = np.array([a for a, _ in spans])
-        ends = np.array([b for _, b in spans])
-        # words a+1 .. b-2 of each unit, each on its inner tag: a difference of running
-        # sums (over the tags the set has; a unit with inner words needs the inner tag)
-        has = self.inner < k
-        running = np.zeros((n + 1, k))
-        np.cumsum(padded[:, np.where(has, self.inner, 0)], axis=0, out=running[1:])
-        long = (ends - starts > 2)[:, None]
-        inner = np.where(long, running[np.maximum(ends - 1, starts + 1)] - running[starts + 1],
-                         0.0)
-        inner[:, ~has] = np.where(long, -np.inf, 0.0)
-        one = (ends - starts == 1)[:, None]
-        scores = np.where(one, padded[starts, :k],
-                          padded[starts][:, self.first] + inner + padded[ends - 1][:, self.last])
+        starts = np.array([a for a, _ in spans], dtype=np.intp).reshape(-1)
+        ends = np.array([b for _, b in spans], dtype=np.intp).reshape(-1)
+        size = ends - starts
+        scores = emissions[starts].astype(np.float64)              # one-word units: as is
+        multi = np.flatnonzero(size > 1)
+        if len(multi):
+            def tagged(rows: np.ndarray, word: np.ndarray) -> np.ndarray:
+                # rows [m, K] read at each unit tag's word tag (column k: a tag the set
+                # lacks, -inf)
+                return np.concatenate([rows, np.full((len(rows), 1), -np.inf)], axis=1)[:, word]
+
+            found = (tagged(scores[multi], self.first)
+                     + tagged(emissions[ends[multi] - 1].astype(np.float64), self.last))
+            long = size[multi] > 2
+            if long.any():
+                # words a+1 .. b-2 of each long unit, each on its inner tag: the sum of their
+                # rows read at the inner tag
+                a, b = starts[multi][long] + 1, ends[multi][long] - 1
+                at = np.concatenate([[0], np.cumsum(b - a)[:-1]])
+                inside = np.repeat(a - at, b - a) + np.arange(int((b - a).sum()))
+                sums = np.add.reduceat(emissions[inside].astype(np.float64), at, axis=0)
+                found[long] += tagged(sums, self.inner)
+            scores[multi] = found
         later = ~np.broadcast_to(np.asarray(first_level, dtype=bool), len(spans))
         scores[np.ix_(later, self.single)] = -np.inf
         return scores
@@ -129,33 +136,46 @@ class LevelDecoder:
 
     def levels(self, emissions: Sequence[np.ndarray], units: Sequence[Sequence[Unit]],
                first_level: Sequence[bool]) -> list[list[str]]:
-        """`level` for several sentences, decoded in batched Viterbi passes (a pass of
-        one sentence costs about as much as a pass of hundreds) of at most GROUP_WORDS
-        words, which bounds the memory of the unit scores."""
-        out: list[list[str]] = []
+        """`level` for several sentences (`level_spans`, as IOBES word tags)."""
+        return [spans_to_tags(spans, len(e), "iobes") for e, spans in
+                zip(emissions, self.level_spans(emissions, units, first_level), strict=True)]
+
+    def level_spans(self, emissions: Sequence[np.ndarray], units: Sequence[Sequence[Unit]],
+                    first_level: Sequence[bool]) -> list[list[Span]]:
+        """The phrases (label, first word, end) of each sentence's best level, decoded in
+        batched Viterbi passes (a pass of one sentence costs about as much as a pass of
+        hundreds) of at most GROUP_WORDS words, which bounds the memory of the unit
+        scores."""
+        out: list[list[Span]] = []
         for lo, hi in token_ranges([len(e) for e in emissions], GROUP_WORDS):
-            out += self._levels(emissions[lo:hi], units[lo:hi], first_level[lo:hi])
+            out += self._level_spans(emissions[lo:hi], units[lo:hi], first_level[lo:hi])
         return out
 
-    def _levels(self, emissions: Sequence[np.ndarray], units: Sequence[Sequence[Unit]],
-                first_level: Sequence[bool]) -> list[list[str]]:
+    def _level_spans(self, emissions: Sequence[np.ndarray], units: Sequence[Sequence[Unit]],
+                     first_level: Sequence[bool]) -> list[list[Span]]:
         spans = [[extent(u) for u in us] for us in units]
         offsets = np.cumsum([0] + [len(e) for e in emissions[:-1]])
         rows = [(a + o, b + o) for ss, o in zip(spans, offsets.tolist(), strict=True)
                 for a, b in ss]
         first = np.repeat(np.asarray(first_level, dtype=bool), [len(s) for s in spans])
         scores = self.unit_scores(np.concatenate(emissions), rows, first)
-        paths = self.decoder.decode_flat(scores, np.array([len(s) for s in spans]))
+        paths = self.decoder.decode_flat(scores, np.array([len(s) for s in spans])).tolist()
         out, at = [], 0
-        for e, ss in zip(emissions, spans, strict=True):
-            tags = ["O"] * e.shape[0]
-            for (a, b), t in zip(ss, paths[at : at + len(ss)].tolist(), strict=True):
-                if b - a == 1:
-                    tags[a] = self.tags[t]
-                    continue
-                ids = [self.first[t], *[self.inner[t]] * (b - a - 2), self.last[t]]
-                tags[a:b] = [self.tags[i] for i in ids]
-            out.append(tags)
+        prefix, kind = self.prefix, self.kind
+        for ss in spans:
+            found: list[Span] = []
+            start = 0
+            # a valid IOBES unit path (the decoder's constraints): B opens a phrase at its
+            # unit's first word, E closes it at its unit's end, S is a phrase of one unit
+            for (a, b), t in zip(ss, paths[at : at + len(ss)], strict=True):
+                p = prefix[t]
+                if p == "B":
+                    start = a
+                elif p == "E":
+                    found.append((kind[t], start, b))
+                elif p == "S":
+                    found.append((kind[t], a, b))
+            out.append(found)
             at += len(ss)
         return out
 
@@ -165,13 +185,20 @@ class LevelDecoder:
 
     def parse_many(self, lengths: Sequence[int], scorer: BatchScorer
                    ) -> list[tuple[list[list[str]], Tree]]:
-        """Levels and tree of each sentence of `lengths` words, level by level: each round
-        asks `scorer` once for the emissions of all sentences still being parsed (so that
-        a network scores them in one pass)."""
+        """Levels and tree of each sentence of `lengths` words (`parse_spans`), each level
+        as IOBES word tags."""
+        return [([spans_to_tags(spans, n, "iobes") for spans in found], tree) for n, (found, tree)
+                in zip(lengths, self.parse_spans(lengths, scorer), strict=True)]
+
+    def parse_spans(self, lengths: Sequence[int], scorer: BatchScorer
+                    ) -> list[tuple[list[list[Span]], Tree]]:
+        """Levels (each one's phrases) and tree of each sentence of `lengths` words, level
+        by level: each round asks `scorer` once for the emissions of all sentences still
+        being parsed (so that a network scores them in one pass)."""
         if any(n < 1 for n in lengths):
             raise ValueError(f"expected sentences of at least one word, got lengths "
                              f"{[n for n in lengths if n < 1][:5]}")
-        levels: list[list[list[str]]] = [[] for _ in lengths]
+        levels: list[list[list[Span]]] = [[] for _ in lengths]
         units: list[list[Unit]] = [list(range(n)) for n in lengths]
         below = [["O"] * n for n in lengths]          # `level_features` of the levels so far
         active, k = list(range(len(lengths))), 0
@@ -184,14 +211,13 @@ class LevelDecoder:
                                      f"{(lengths[i], len(self.tags))}, got shape "
                                      f"{emissions.shape}")
             still = []
-            decoded = self.levels(found, [units[i] for i in active],
-                                  [not levels[i] for i in active])
-            for i, tags in zip(active, decoded, strict=True):
-                spans = tags_to_spans(tags)
+            decoded = self.level_spans(found, [units[i] for i in active],
+                                       [not levels[i] for i in active])
+            for i, spans in zip(active, decoded, strict=True):
                 if not spans:
                     continue
                 units[i] = collapse(units[i], spans)
-                levels[i].append(tags)
+                levels[i].append(spans)
                 cover(below[i], spans)
                 if not (len(units[i]) == 1 and isinstance(units[i][0], Tree)):
                     still.append(i)
@@ -200,6 +226,7 @@ class LevelDecoder:
         for found, n, us in zip(levels, lengths, units, strict=True):
             rooted = with_root(found, n)
             if len(rooted) > len(found):              # the root level `with_root` added
-                us = collapse(us, tags_to_spans(rooted[-1]))
-            out.append((rooted, node(ROOT, us)))
+                us = collapse(us, rooted[-1])
+            found = rooted
+            out.append((found, node(ROOT, us)))
         return out

@@ -129,14 +129,15 @@ def levels_to_tree(levels: Sequence[Sequence[str]], n_words: int) -> Tree:
     return node(ROOT, units)
 
 
-def with_root(levels: Sequence[Sequence[str]], n_words: int,
-              label: str = FALLBACK_ROOT) -> list[list[str]]:
-    """The levels, plus one more with a `label` phrase over the whole sentence unless the
-    last already has a phrase spanning it: how a parse that stops early still makes one
-    tree (evalb counts that root; units left directly under `TOP` could never score)."""
-    out = [list(tags) for tags in levels]
-    if not out or [(s, e) for _, s, e in tags_to_spans(out[-1])] != [(0, n_words)]:
-        out.append(spans_to_tags([(label, 0, n_words)], n_words, "iobes"))
+def with_root(levels: Sequence[Sequence[Span]], n_words: int,
+              label: str = FALLBACK_ROOT) -> list[list[Span]]:
+    """Levels (each one's phrases), plus one more with a `label` phrase over the whole
+    sentence unless the last already has a phrase spanning it: how a parse that stops
+    early still makes one tree (evalb counts that root; units left directly under `TOP`
+    could never score)."""
+    out = [list(spans) for spans in levels]
+    if not out or [(s, e) for _, s, e in out[-1]] != [(0, n_words)]:
+        out.append([(label, 0, n_words)])
     return out
 
 
