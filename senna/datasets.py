@@ -13,6 +13,7 @@ from senna.io.conll import DOCSTART, DataFormatError, read_dataset, read_pt0, sp
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
+from senna.syntax.levels import GOLD_TREE, TREE
 from senna.tags import PREFIXES, SchemeError, scheme_evidence, scheme_violation, split_tag
 from senna.tasks import TaskSpec, declare, get_task, with_scheme
 
@@ -216,8 +217,8 @@ def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
                      predicted: bool = True) -> tuple[TaskSpec, list]:
     """The dev sentences a saved model was scored on, read from `data_root`, with the input
     columns its training predicted (`predicted_columns`) predicted the same way (gold ones
-    if not `predicted`, except those the data has no gold for, e.g. CHUNK on EWT).  An
-    ensemble's are its first member's."""
+    if not `predicted`, except those the data has no gold for, e.g. CHUNK on EWT; a parse
+    tree's gold is the data's parse column).  An ensemble's are its first member's."""
     config = model_config(model_dir)
     settings = dict(config["training"]["config"])
     for key in ("train", "dev"):
@@ -228,7 +229,8 @@ def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
     task = get_task(config["task"])
     dev = load_dev(SimpleNamespace(**settings), task)
     for column, path in parse_spec(settings.get("predicted_columns")):
-        if predicted or any(column not in s.columns for s in dev):
+        gold = GOLD_TREE if column == TREE else column
+        if predicted or any(gold not in s.columns for s in dev):
             tag_column(load_tagger(beside_package(path)), dev, column)
     return task, dev
 

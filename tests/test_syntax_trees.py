@@ -156,3 +156,22 @@ def test_levels_round_trip_on_ewt_train(data_dir) -> None:
         back = levels_to_tree(levels, tree.end)
         assert back == norm and tree_to_levels(back) == levels
         assert tree_to_conll(unchain(normalise(tree, drop=()))) == tree_to_conll(tree)
+
+
+def test_a_recorded_dev_set_with_gold_inputs_keeps_the_data_files_trees(tmp_path) -> None:
+    """A model trained on the parser's trees (`predicted_columns` psg=...) scored with gold
+    inputs reads the data file's parse column: no parser runs (this one does not exist)."""
+    import json
+
+    from conftest import FIX
+
+    from senna.datasets import recorded_dev_set
+
+    data = FIX / "ewt_sample.verbs-args.conll"
+    (tmp_path / "config.json").write_text(json.dumps({"task": "srl", "training": {"config": {
+        "task": "srl", "dev": str(data), "format": None, "extra_columns": None,
+        "predicted_columns": "psg=/no/such/parser"}}}))
+    _, dev = recorded_dev_set(tmp_path, FIX, predicted=False)
+    assert dev and all("psg" not in s.columns and "parse" in s.columns for s in dev)
+    with pytest.raises(Exception, match="no/such/parser"):
+        recorded_dev_set(tmp_path, FIX, predicted=True)
