@@ -9,7 +9,7 @@ from conftest import FIX, MODELS, ROOT, shipped
 
 from senna.datasets import parse_spec
 from senna.train.config import TrainConfig
-from senna.train.prepare import folds
+from senna.train.folds import folds
 
 
 def test_parse_spec_reads_pairs_in_order_and_rejects_malformed():
@@ -67,6 +67,7 @@ def tiny_pos_model(tmp_path) -> Path:
 @pytest.mark.slow
 def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monkeypatch):
     pytest.importorskip("torch")
+    import senna.train.folds as fold_models
     import senna.train.prepare as prepare
     from senna.runtime.model import TaskModel
     from senna.runtime.predict import predict_gold_inputs
@@ -75,13 +76,13 @@ def test_jackknife_tags_each_fold_with_a_model_that_never_saw_it(tmp_path, monke
     pos_file = tiny_pos_model(tmp_path)
 
     seen: list[list] = []
-    real = prepare.train
+    real = fold_models.train
 
     def recording(cfg, data=None):
         seen.append([tuple(s.words) for s in data.train])
         return real(cfg, data)
 
-    monkeypatch.setattr(prepare, "train", recording)
+    monkeypatch.setattr(fold_models, "train", recording)
     cfg = TrainConfig(task="pt0", train=str(FIX / "pt0_small.pt0"), out=str(tmp_path / "pt0"),
                       predicted_columns=f"pos={tmp_path / 'pos'}", jackknife=2,
                       jackknife_dir=str(tmp_path / "folds"), **TINY)
@@ -168,7 +169,7 @@ def test_folds_trained_in_parallel_are_the_folds_trained_one_by_one(tmp_path, ca
 
 
 def test_fold_models_are_keyed_by_the_contents_of_the_embeddings(tmp_path):
-    from senna.train.prepare import content
+    from senna.train.folds import content
 
     emb = tmp_path / "emb"
     emb.mkdir()
@@ -238,7 +239,7 @@ def test_a_model_trained_on_other_text_needs_no_folds(data_dir, monkeypatch):
     """The WSJ CHUNK tagger never saw EWT sentences, the EWT POS tagger did: only the
     second calls for a jackknife."""
     from senna.io.conll import read_dataset
-    from senna.train.prepare import trained_on
+    from senna.train.folds import trained_on
 
     for task in ("chunk", "pos"):
         shipped(task)

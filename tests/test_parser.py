@@ -326,3 +326,44 @@ def test_spacy_gets_one_tree_per_sentence(models, psg_dir, tmp_path):
     doc = nlp("The cat sat on the mat. A dog ran.")
     assert [brackets_to_tree(t)[1] for t in doc._.trees] == \
         [[t.text for t in s] for s in doc.sents]
+
+
+@pytest.mark.slow
+def test_explore_adds_the_states_fold_parsers_reach_off_the_gold_path(tmp_path, monkeypatch):
+    """--explore 2: two parsers, each trained without one half of the training trees, parse
+    that half; each state off the gold path joins the training data with the oracle's next
+    level.  A second run reuses the cached fold parsers."""
+    import senna.train.folds as fold_models
+    from senna.syntax.oracle import next_level
+    from senna.tags import tags_to_spans
+    from senna.train.prepare import prepare
+
+    trained: list[set] = []
+    real = fold_models.train
+
+    def recording(cfg, data=None):
+        trained.append({tuple(s.words) for s in data.train})
+        return real(cfg, data)
+
+    monkeypatch.setattr(fold_models, "train", recording)
+    cfg = config(tmp_path / "psg", explore=2, epochs=1, lr=1e-9,   # fold parsers: untrained
+                 jackknife_dir=str(tmp_path / "folds"))
+    data = prepare(cfg)
+    plain = prepare(config(tmp_path / "plain"))
+    dev = {tuple(s.words) for s in data.dev}
+    trees = [s for s in read_gold_conll(GOLD) if tuple(s.words) not in dev]
+    halves = [{tuple(s.words) for s in trees[: len(trees) // 2]},
+              {tuple(s.words) for s in trees[len(trees) // 2 :]}]
+    assert len(trained) == 2 and all(not t & h for t, h in zip(trained, halves, strict=True))
+    assert data.train[: len(plain.train)] == plain.train
+    extra = data.train[len(plain.train) :]
+    assert extra, "an untrained parser strays from the gold path"
+    by_words = {tuple(s.words): s for s in trees}
+    for s in extra:
+        levels = tree_to_levels(normalise(conll_to_tree(by_words[tuple(s.words)].columns["parse"])))
+        n = len(s.words)
+        assert s.columns[BELOW] not in [level_features(levels[:k], n) for k in range(len(levels))]
+        gold = [span for tags in levels for span in tags_to_spans(tags)]
+        assert tags_to_spans(s.columns["psg"]) == next_level(s.columns[BELOW], gold)
+    prepare(cfg)
+    assert len(trained) == 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import FIX
 
 from senna.io.conll import DataFormatError, read_gold_conll, read_pt0
 from senna.syntax.levels import (
@@ -16,6 +17,7 @@ from senna.syntax.levels import (
     tree_to_levels,
     unchain,
 )
+from senna.syntax.oracle import next_level, units_of
 from senna.syntax.tree import (
     brackets_to_tree,
     conll_to_tree,
@@ -23,6 +25,7 @@ from senna.syntax.tree import (
     tree_to_brackets,
     tree_to_conll,
 )
+from senna.tags import tags_to_spans
 
 SAW = ("(TOP (S (NP (PRP He)) (VP (VBD saw) (NP (NP (DT the) (NN man)) "
        "(PP (IN with) (NP (DT a) (NN hat))))) (. .)))")
@@ -163,8 +166,6 @@ def test_a_recorded_dev_set_with_gold_inputs_keeps_the_data_files_trees(tmp_path
     inputs reads the data file's parse column: no parser runs (this one does not exist)."""
     import json
 
-    from conftest import FIX
-
     from senna.datasets import recorded_dev_set
 
     data = FIX / "ewt_sample.verbs-args.conll"
@@ -175,3 +176,34 @@ def test_a_recorded_dev_set_with_gold_inputs_keeps_the_data_files_trees(tmp_path
     assert dev and all("psg" not in s.columns and "parse" in s.columns for s in dev)
     with pytest.raises(Exception, match="no/such/parser"):
         recorded_dev_set(tmp_path, FIX, predicted=True)
+
+
+def _gold_spans(levels: list[list[str]]) -> list:
+    return [span for tags in levels for span in tags_to_spans(tags)]
+
+
+def test_the_oracle_follows_the_gold_levels_from_gold_states() -> None:
+    """From the state after gold levels 0..k-1 the oracle builds gold level k (k >= 1: level
+    0 may hold one-word phrases, which later levels never do), and nothing at the end."""
+    trees = [*_trees(FIX / "ewt_sample.gold_conll"), brackets_to_tree(SAW)[0]]
+    for tree in trees:
+        levels = tree_to_levels(normalise(tree))
+        gold = _gold_spans(levels)
+        for k in range(1, len(levels) + 1):
+            state = level_features(levels[:k], tree.end)
+            want = tags_to_spans(levels[k]) if k < len(levels) else []
+            assert next_level(state, gold) == want
+
+
+def test_the_oracle_recovers_from_a_wrong_phrase() -> None:
+    """Level 0 joined 'man with' wrongly: the gold NP 'the man' and PP 'with a hat' cut
+    through it and can never be built; the lowest gold phrase over whole units left is the
+    NP 'the man with a hat'; then the VP, then the S."""
+    levels = tree_to_levels(normalise(brackets_to_tree(SAW)[0]))
+    gold = _gold_spans(levels)
+    state = level_features([["S-NP", "O", "O", "B-X", "E-X", "B-NP", "E-NP", "O"]], 8)
+    assert units_of(state) == [(0, 1), (1, 2), (2, 3), (3, 5), (5, 7), (7, 8)]
+    assert next_level(state, gold) == [("NP", 2, 7)]
+    state = level_features([["S-NP", "O", "O", "B-X", "E-X", "B-NP", "E-NP", "O"],
+                            ["O", "O", "B-NP", "I-NP", "I-NP", "I-NP", "E-NP", "O"]], 8)
+    assert next_level(state, gold) == [("VP", 1, 7)]

@@ -78,10 +78,13 @@ class ParserModel(TaskModel):
         return out
 
     def parse(self, sentences: Sequence[Sequence[str]],
-              columns: Sequence[Columns] | None = None) -> list[Tree]:
+              columns: Sequence[Columns] | None = None,
+              states: list[tuple[int, list[str]]] | None = None) -> list[Tree]:
         """Non-empty sentences (+ their input columns: POS) -> their trees under `TOP`, with
         unary chains as `A#B` nodes (`unchain` splits them).  A parser with a
-        `first_level` tagger needs that tagger's column too (`LevelDecoder.keeping`)."""
+        `first_level` tagger needs that tagger's column too (`LevelDecoder.keeping`).
+        `states`: a list that gets every (sentence index, `below` column) the network
+        reads, level by level (the states training explores, `senna.train.explore`)."""
         cols = columns or [{}] * len(sentences)
         first = self.first_level
         if first and any(first not in c for c in cols):
@@ -89,6 +92,8 @@ class ParserModel(TaskModel):
                              f"tagger: give each sentence its {first!r} column")
 
         def scorer(level: int, which: list[int], below: list[list[str]]) -> list[np.ndarray]:
+            if states is not None:
+                states.extend(zip(which, below, strict=True))
             found = self.level_scores([sentences[i] for i in which],
                                       [{**cols[i], BELOW: b} for i, b in
                                        zip(which, below, strict=True)])

@@ -225,6 +225,10 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
            f"{config['first_level'].upper()} tagger, which the pipeline runs first; the "
            "network chooses their unary chains "
            "(`first_level`)"] if config.get("first_level") else []),
+        *([f"- Trained also on its own mistakes: the level states that {cfg['explore']} "
+           "parsers, each trained without one fold of the training trees, reach off the gold "
+           "path on that fold, each with the gold phrases still buildable from it "
+           "(`explore`)"] if cfg.get("explore") else []),
         *clusters_text(cfg, tr.get("clusters_source")),
         *teachers_text(cfg),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}"

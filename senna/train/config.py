@@ -31,7 +31,7 @@ OPTIMIZERS = ("sgd", "adam")
 SECTIONS = {
     "data": ("task", "train", "dev", "format", "columns", "scheme", "dev_fraction",
              "extra_train", "extra_columns", "predicted_columns", "jackknife", "jackknife_dir",
-             "jobs", "licence", "language"),
+             "jobs", "explore", "licence", "language"),
     "features": ("features", "embeddings", "fixed_embeddings", "word_dim", "max_words",
                  "min_count", "gazetteer", "clusters"),
     "network": ("approach", "criterion", "window", "hidden", "conv", "predicate_window",
@@ -90,8 +90,12 @@ class TrainConfig:
                              "the given models)", 0)
     jackknife_dir: str = setting("where the fold models of --jackknife are kept (shared "
                                  "between runs)", "runs/jackknife")
-    jobs: int = setting("with --jackknife: fold models trained at once, each in its own "
-                        "process (give each --threads 1 or fewer jobs than cores)", 1)
+    jobs: int = setting("with --jackknife or --explore: fold models trained at once, each in "
+                        "its own process (give each --threads 1 or fewer jobs than cores)", 1)
+    explore: int = setting("parser (--task psg): also train on the level states that parsers "
+                           "trained on all but one of this many folds reach on the fold they "
+                           "did not see, each with the gold phrases still buildable from it "
+                           "(senna.train.explore; 0: the gold levels only)", 0)
     epochs: int = setting("epochs, at least 1 (a resumed run counts those already done)", 30)
     lr: float = setting("learning rate > 0 (SGD: divided by each layer's fan-in; Adam: about "
                         "1e-3)", 0.05)
@@ -210,8 +214,9 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.columns and cfg.format:
         out.append("--columns and --format are two ways to say how the files are read: "
                    "give one")
-    if cfg.first_level and not spec.tree:
-        out.append(f"--first-level is for a parser (--task psg), not --task {spec.name}")
+    for flag, value in (("--first-level", cfg.first_level), ("--explore", cfg.explore)):
+        if value and not spec.tree:
+            out.append(f"{flag} is for a parser (--task psg), not --task {spec.name}")
     if spec.tree and cfg.criterion != "wll":
         out.append(f"--task {spec.name} decodes each level from its emissions alone "
                    "(senna.syntax.decode): train it with --criterion wll")
@@ -263,6 +268,8 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--jackknife must be 0 (off) or at least 2 folds, got {cfg.jackknife}")
     if cfg.jobs < 1:
         out.append(f"--jobs must be at least 1, got {cfg.jobs}")
+    if cfg.explore < 0 or cfg.explore == 1:
+        out.append(f"--explore must be 0 (off) or at least 2 folds, got {cfg.explore}")
     if cfg.jackknife and not cfg.predicted_columns:
         out.append("--jackknife needs --predicted-columns")
     try:
