@@ -20,6 +20,15 @@ def test_a_bad_seed_is_refused_naming_the_option(capsys, monkeypatch, args, mess
     assert message in bad_settings(capsys, base + args)
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    (["--explore", "3"], "--explore is for a parser (--task psg), not --task"),
+    (["--task", "psg", "--criterion", "wll", "--explore", "1"],
+     "--explore must be 0 (off) or at least 2 folds, got 1"),
+])
+def test_explore_is_for_a_parser_with_two_folds_or_more(capsys, args, message):
+    assert message in bad_settings(capsys, BASE + args)
+
+
 TINY = dict(task="ner", train=str(FIX / "ner_small.conll"), epochs=2, hidden=10, word_dim=6,
             batch_size=8, threads=1, dev_fraction=0.3)
 
