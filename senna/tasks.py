@@ -147,8 +147,8 @@ TASKS: dict[str, TaskSpec] = {t.name: t for t in (
     # its target the level's IOBES tags, its `below` column the labels found on the levels
     # under it (level_features: label and IOBES position of the highest phrase over each
     # word, so the network sees which words already form one node and what it is).  Its
-    # dev score while training is the span F1 of single levels given the gold levels
-    # below; `senna evaluate --task psg` scores whole trees (labelled brackets).  The
+    # dev score while training is the labelled bracket F1 of its whole trees
+    # (senna.train.scoring.tree_score), as `senna evaluate --task psg` scores them.  The
     # runtime column is the tree's CoNLL parse cells.
     TaskSpec("psg", "levels", "psg", "iobes", "chunk", "sentence",
              {"basic": BASIC + (F.column(BELOW, 10),),

@@ -367,3 +367,23 @@ def test_explore_adds_the_states_fold_parsers_reach_off_the_gold_path(tmp_path, 
         assert tags_to_spans(s.columns["psg"]) == next_level(s.columns[BELOW], gold)
     prepare(cfg)
     assert len(trained) == 2
+
+
+def test_training_scores_a_parser_by_its_whole_trees(psg_dir, monkeypatch):
+    """The dev score that selects a parser's epoch is the bracket F1 of its trees: the kept
+    model's recorded score is `tree_score` of it, and the gold trees score 100."""
+    from senna.io.conll import split_train_dev
+    from senna.train.scoring import tree_score
+
+    _, dev = split_train_dev(read_dataset(GOLD, "levels"), 0.3)
+    saved = load_model(psg_dir)
+    history = json.loads((psg_dir / "history.json").read_text())["history"]
+    best = max(h["dev"]["psg"] for h in history)
+    assert tree_score(saved, dev)["score"] == pytest.approx(best, abs=1e-9) and best > 0
+    assert "labelled bracket scores of its whole trees" in (psg_dir / "MODEL_CARD.md").read_text()
+    trees = {tuple(s.words): normalise(conll_to_tree(s.columns["parse"]))
+             for s in read_gold_conll(GOLD)}
+    monkeypatch.setattr(ParserModel, "parse",
+                        lambda self, words, columns=None, states=None:
+                        [trees[tuple(w)] for w in words])
+    assert tree_score(saved, dev)["score"] == 100

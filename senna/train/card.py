@@ -232,9 +232,7 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
         *clusters_text(cfg, tr.get("clusters_source")),
         *teachers_text(cfg),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}"
-        + (": the span F1 of single levels, each tagged given the gold levels below it "
-           "(whole trees: `senna evaluate --model DIR --data DEV_FILE` prints their labelled "
-           "bracket scores)" if task.tree else ""),
+        + (tree_score_text(tr.get("dev_score")) if task.tree else ""),
         f"- Training time to the best epoch: {tr.get('seconds', 0) / 60:.1f} min "
         f"(wall clock, {threads_text(cfg.get('threads'))})",
         "",
@@ -304,3 +302,15 @@ def write_ensemble_card(out: str | Path) -> None:
     spec = json.loads((path / "ensemble.json").read_text(encoding="utf-8"))
     member = json.loads((path / spec["members"][0] / "config.json").read_text(encoding="utf-8"))
     (path / "MODEL_CARD.md").write_text(ensemble_card_text(spec, member), encoding="utf-8")
+
+
+def tree_score_text(kind: str | None) -> str:
+    """What a parser's dev scores are: whole trees (now), or single levels (models trained
+    before the parser was scored by its trees)."""
+    if kind == "trees":
+        return (": labelled bracket scores of its whole trees, parsed from the gold POS and "
+                "the gold level 0 (`senna evaluate --model DIR --data DEV_FILE` scores them "
+                "from predicted POS and PT0, as at run time)")
+    return (": the span F1 of single levels, each tagged given the gold levels below it "
+            "(whole trees: `senna evaluate --model DIR --data DEV_FILE` prints their labelled "
+            "bracket scores)")

@@ -69,6 +69,8 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
             "training": {"config": asdict(cfg), "command": command_line()}}
     if cfg.first_level:   # the runtime reads it (senna.runtime.parser)
         info["first_level"] = cfg.first_level
+    if task.tree:   # what its dev scores are (senna.train.scoring.tree_score)
+        info["training"]["dev_score"] = "trees"
     if task.name not in PRESETS:   # a user's task: the model says what it is
         info["task_spec"] = task_record(task)
     for key, path in (("train_source", cfg.train), ("extra_train_source", cfg.extra_train)):
