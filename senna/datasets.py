@@ -13,7 +13,7 @@ from senna.io.conll import DOCSTART, DataFormatError, read_dataset, read_pt0, sp
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
-from senna.syntax.levels import GOLD_TREE, TREE
+from senna.syntax.levels import BELOW, GOLD_TREE, TREE
 from senna.tags import PREFIXES, SchemeError, scheme_evidence, scheme_violation, split_tag
 from senna.tasks import TaskSpec, declare, get_task, with_scheme
 
@@ -165,6 +165,11 @@ def reader_format(cfg, task: TaskSpec) -> str:
     return getattr(cfg, "format", "") or task.fmt
 
 
+def level_zero(sentence) -> bool:
+    """Is this level sentence (`read_levels`) its tree's first level: nothing found below."""
+    return all(t == "O" for t in sentence.columns[BELOW])
+
+
 def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
     """cfg has train, dev (None: the last dev_fraction of train), dev_fraction, extra_columns
     and extra_train (sentences for training only, after the split), all in the settings'
@@ -174,7 +179,7 @@ def load_splits(cfg, task: TaskSpec) -> tuple[list, list]:
     if cfg.dev:
         dev = read_task_data(cfg.dev, fmt, task)
     else:
-        train, dev = split_train_dev(train, cfg.dev_fraction)
+        train, dev = split_train_dev(train, cfg.dev_fraction, level_zero if task.tree else None)
     if cfg.extra_columns:  # "train.pt0,dev.pt0"
         paths = cfg.extra_columns.split(",")
         if len(paths) != 2 or not cfg.dev:

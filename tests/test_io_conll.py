@@ -346,6 +346,10 @@ def test_split_train_dev_takes_last_fraction() -> None:
     assert split_train_dev(range(3), 0.1) == ([0, 1], [2])
     with pytest.raises(ValueError):
         split_train_dev(items, 1.0)
+    # groups (a tree's levels) stay on one side: dev opens at the group's first item
+    assert split_train_dev(range(10), 0.3, lambda i: i % 4 == 0) == (list(range(4)),
+                                                                       list(range(4, 10)))
+    assert split_train_dev(range(10), 0.3, lambda i: False) == (list(range(7)), [7, 8, 9])
 
 
 # --------------------------------------------------------------------------- real data

@@ -372,10 +372,13 @@ def test_explore_adds_the_states_fold_parsers_reach_off_the_gold_path(tmp_path, 
 def test_training_scores_a_parser_by_its_whole_trees(psg_dir, monkeypatch):
     """The dev score that selects a parser's epoch is the bracket F1 of its trees: the kept
     model's recorded score is `tree_score` of it, and the gold trees score 100."""
+    from senna.datasets import level_zero
     from senna.io.conll import split_train_dev
     from senna.train.scoring import tree_score
 
-    _, dev = split_train_dev(read_dataset(GOLD, "levels"), 0.3)
+    train_levels, dev = split_train_dev(read_dataset(GOLD, "levels"), 0.3, level_zero)
+    assert level_zero(dev[0]) and not {tuple(s.words) for s in train_levels} & {
+        tuple(s.words) for s in dev}, "no tree has levels on both sides"
     saved = load_model(psg_dir)
     history = json.loads((psg_dir / "history.json").read_text())["history"]
     best = max(h["dev"]["psg"] for h in history)

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from senna.document import Sentence
 from senna.syntax.levels import BELOW, level_features, normalise, tree_to_levels
@@ -580,10 +580,13 @@ def write_srl(sentences: Iterable[Sentence], path_or_file: PathLike | TextIO) ->
 # --------------------------------------------------------------------------- splitting
 
 
-def split_train_dev(sentences: Iterable, dev_fraction: float = 0.1) -> tuple[list, list]:
+def split_train_dev(sentences: Iterable, dev_fraction: float = 0.1,
+                    starts: Callable[[Any], bool] | None = None) -> tuple[list, list]:
     """Deterministic split: the last ``dev_fraction`` of sentences (rounded down) become dev.
 
     At least one dev sentence is kept when ``dev_fraction > 0`` and there are two or more.
+    ``starts``: which items may open the dev part (a tree's level 0, so that no tree has
+    levels on both sides); the cut moves back to the nearest such item.
     """
     if not 0.0 <= dev_fraction < 1.0:
         raise ValueError(f"dev_fraction must be in [0, 1), got {dev_fraction}")
@@ -592,6 +595,8 @@ def split_train_dev(sentences: Iterable, dev_fraction: float = 0.1) -> tuple[lis
     if dev_fraction > 0 and n_dev == 0 and len(items) >= 2:
         n_dev = 1
     cut = len(items) - n_dev
+    if starts is not None and n_dev:
+        cut = next((i for i in range(cut, 0, -1) if starts(items[i])), cut)
     return items[:cut], items[cut:]
 
 

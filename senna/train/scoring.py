@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import torch
 
+from senna.datasets import level_zero
 from senna.io.checkpoint import SavedModel
 from senna.nn.networks import Tagger
 from senna.runtime.model import decode_roles, model_decoder
@@ -14,7 +15,7 @@ from senna.runtime.parser import ParserModel
 from senna.runtime.predict import document_vote
 from senna.scoring import score_predictions
 from senna.syntax.decode import lowest_label
-from senna.syntax.levels import BELOW, TREE, levels_to_tree, unchain
+from senna.syntax.levels import TREE, levels_to_tree, unchain
 from senna.syntax.score import bracket_scores
 from senna.tasks import TaskSpec
 from senna.train.data import Example, batches
@@ -62,10 +63,9 @@ def tree_score(saved: SavedModel, sentences: Sequence) -> dict:
     levels in a row from level 0 (`below` all `O`); `saved.weights` the network's."""
     trees: list[tuple[list[str], list[str], list[list[str]]]] = []   # words, POS, levels
     for s in sentences:
-        if all(t == "O" for t in s.columns[BELOW]):
+        if level_zero(s):
             trees.append((s.words, s.columns["pos"], []))
-        if trees:   # (a dev set cut from the training levels may start inside a tree)
-            trees[-1][2].append(s.columns[TREE])
+        trees[-1][2].append(s.columns[TREE])
     gold = [unchain(levels_to_tree(levels, len(words))) for words, _, levels in trees]
     columns = [{"pos": pos, "pt0": [lowest_label(t) for t in levels[0]]}
                for _, pos, levels in trees]
