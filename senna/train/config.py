@@ -88,8 +88,8 @@ class TrainConfig:
                              "models each trained on all but one of this many folds (for "
                              "sentences the given models were trained on; 0: tag them with "
                              "the given models)", 0)
-    jackknife_dir: str = setting("where the fold models of --jackknife are kept (shared "
-                                 "between runs)", "runs/jackknife")
+    jackknife_dir: str = setting("where the fold models of --jackknife and --explore are kept "
+                                 "(shared between runs)", "runs/jackknife")
     jobs: int = setting("with --jackknife or --explore: fold models trained at once, each in "
                         "its own process (give each --threads 1 or fewer jobs than cores)", 1)
     explore: int = setting("parser (--task psg): also train on the level states that parsers "
