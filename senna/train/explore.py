@@ -51,13 +51,15 @@ def explored(cfg: TrainConfig, data: Data) -> list[Sentence]:
     return out
 
 
-def off_path(parser: ParserModel, sentences: list[Sentence]) -> list[Sentence]:
+def off_path(parser: ParserModel, sentences: list[Sentence],
+             columns: list[dict] | None = None) -> list[Sentence]:
     """The states `parser` reaches on these gold-tree sentences that no gold level leads
-    to, each with the oracle's next level."""
+    to, each with the oracle's next level.  `columns`: what the parser reads (default: the
+    gold POS, and the gold level 0 as PT0 names it)."""
     levels = [tree_to_levels(normalise(conll_to_tree(s.columns[GOLD_TREE]))) for s in sentences]
-    columns = [{"pos": s.columns["pos"],
-                "pt0": [lowest_label(t) for t in found[0]] if found else ["O"] * len(s.words)}
-               for s, found in zip(sentences, levels, strict=True)]
+    if columns is None:
+        columns = [{"pos": s.columns["pos"], "pt0": [lowest_label(t) for t in found[0]]}
+                   for s, found in zip(sentences, levels, strict=True)]
     states: list[tuple[int, list[str]]] = []
     parser.parse([s.words for s in sentences], columns, states)
     paths: dict[int, list[list[str]]] = {}    # the gold states of a sentence, by level
