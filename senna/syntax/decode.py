@@ -227,6 +227,5 @@ class LevelDecoder:
             rooted = with_root(found, n)
             if len(rooted) > len(found):              # the root level `with_root` added
                 us = collapse(us, rooted[-1])
-            found = rooted
-            out.append((found, node(ROOT, us)))
+            out.append((rooted, node(ROOT, us)))
         return out
