@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from senna.decode.constraints import iobes, valid_iobes
-from senna.decode.viterbi import Decoder
+from senna.decode.viterbi import DENSE_CELLS, Decoder
 
 TAGS = ["B-A", "E-A", "I-A", "O", "S-A", "B-B", "E-B", "S-B"]
 
@@ -58,19 +58,26 @@ def test_constrained_viterbi_equals_brute_force(seed, sentence_level):
         assert path_score(path, emissions[b, :n], trans, start) == pytest.approx(want)
 
 
-def test_many_tags_use_the_pruned_step():
-    """More tags than the dense limit: the grouped, pruned step still finds the best valid
-    path of a full step over a -inf transition matrix (the oracle below)."""
+@pytest.mark.parametrize("sentence_level", [True, False])
+def test_many_tags_use_the_pruned_step(sentence_level):
+    """More tags and sentences than the dense limit: the grouped, pruned step (with zero
+    transitions, a word-level model: one max over the previous set) still finds the best
+    valid path of a full step over a -inf transition matrix (the oracle below)."""
     types = [f"T{i}" for i in range(12)]
     tags = ["O"] + [f"{p}-{t}" for t in types for p in "BIES"]
     k = len(tags)
     rng = np.random.default_rng(3)
-    emissions = rng.normal(size=(6, 9, k)).astype(np.float32) * 4
+    lengths = np.array([9, 1, 5, 9, 2, 7] * 3)
+    emissions = rng.normal(size=(len(lengths), 9, k)).astype(np.float32) * 4
     trans = rng.normal(size=(k, k)).astype(np.float32)
     start = rng.normal(size=k).astype(np.float32)
+    if not sentence_level:
+        trans, start = np.zeros_like(trans), np.zeros_like(start)
     rules = iobes(tags)
-    lengths = np.array([9, 1, 5, 9, 2, 7])
-    got = Decoder(k, trans, start, rules).decode(emissions, lengths)
+    decoder = Decoder(k, trans if sentence_level else None, start if sentence_level else None,
+                      rules)
+    assert decoder.flat != sentence_level and len(lengths) * k * k > DENSE_CELLS
+    got = decoder.decode(emissions, lengths)
     full = np.where(rules.allowed, trans, -np.inf)
     for b, n in enumerate(lengths):
         score = np.where(rules.first, start, -np.inf) + emissions[b, 0]

@@ -168,6 +168,9 @@ class Decoder:
         self.u0, self.u1 = (int(u[0]), int(u[-1]) + 1) if len(u) else (0, 0)
         sub = trans[self.u0 : self.u1, :j1]
         self.sub, self.dom = sub, dominance(sub)
+        # zero transitions (a word-level model): every wide target's best previous tag is
+        # the same, the best of the previous set, so a step is one max (ties: the first)
+        self.flat = not np.any(sub)
         self.slack = 4.0 * float(np.abs(sub).max(initial=0.0)) + 1.0
         preds = [np.flatnonzero(allowed[:, j]) for j in range(j1, k)]
         width = max((len(p) for p in preds), default=0)
@@ -188,11 +191,15 @@ class Decoder:
         if len(score) * self.k * self.k <= DENSE_CELLS:
             cand = score[:, :, None] + self.full
             return cand.max(1), cand.argmax(1)
-        if j1 == self.k:
+        if j1 == self.k and not self.flat:
             return _step(score[:, self.u0 : self.u1], self.sub, self.dom, self.slack, self.eps)
         best = np.empty_like(score)
         arg = np.empty(score.shape, dtype=np.intp)
-        if j1:
+        if j1 and self.flat:
+            lead = score[:, self.u0 : self.u1].argmax(1)
+            best[:, :j1] = _pick(score, lead + self.u0)[:, None]
+            arg[:, :j1] = (lead + self.u0)[:, None]
+        elif j1:
             best[:, :j1], arg[:, :j1] = _step(score[:, self.u0 : self.u1], self.sub, self.dom,
                                               self.slack, self.eps)
             arg[:, :j1] += self.u0
