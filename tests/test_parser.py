@@ -87,8 +87,20 @@ def test_psg_needs_word_level_training():
         config(Path("unused"), criterion="sll")
 
 
-def test_runtime_scores_are_the_trained_networks(psg_dir):
-    saved = load_model(psg_dir)
+# a BiLSTM level network that reads the words once per sentence (`level_hidden`)
+LEVELS = dict(approach="bilstm", hidden=10, level_hidden=6, optimizer="adam", lr=0.01)
+
+
+@pytest.fixture(scope="module")
+def levels_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("psg-levels") / "psg"
+    train(config(out, **LEVELS))
+    return out
+
+
+@pytest.mark.parametrize("trained", ["psg_dir", "levels_dir"])
+def test_runtime_scores_are_the_trained_networks(trained, request):
+    saved = load_model(request.getfixturevalue(trained))
     net, runtime = network_from_saved(saved), ParserModel(saved)
     sentences = read_dataset(GOLD, "levels")
     examples = make_examples(get_task("psg"), sentences, saved.featurizer)
@@ -102,11 +114,12 @@ def test_runtime_scores_are_the_trained_networks(psg_dir):
         np.testing.assert_allclose(scores, ref[row, : len(scores)], atol=1e-5, rtol=1e-5)
 
 
-def test_parse_decodes_what_the_network_scores_level_by_level(tmp_path):
+@pytest.mark.parametrize("settings", [{}, LEVELS], ids=["sentence", "levels"])
+def test_parse_decodes_what_the_network_scores_level_by_level(settings, tmp_path):
     """An untrained network finds phrases everywhere, so its trees have many levels: the
     runtime (all sentences at once) equals LevelDecoder.parse over PyTorch's scores of each
     level, the `below` column rebuilt from the levels found."""
-    cfg = config(tmp_path / "psg")
+    cfg = config(tmp_path / "psg", **settings)
     sentences = read_dataset(GOLD, "levels")
     net, saved = build(cfg, get_task("psg"), sentences)
     saved.weights = weights_of(net)

@@ -74,7 +74,8 @@ WEIGHT_LIMIT = 1e4
 OPTIONAL_FILES = ("gazetteer.lst", *Lexicon.MODEL_FILES, "clusters.lst")
 # least value of each whole-number network setting (NetConfig checks how they combine)
 _NET_LEAST = {"n_tags": 1, "window": 1, "hidden": 1, "conv": 0, "dist_dim": 0, "max_dist": 0,
-              "predicate_window": 0, "stack": 0, "stack_hidden": 0}
+              "predicate_window": 0, "stack": 0, "stack_hidden": 0,
+              "level_hidden": 0}
 _NAME = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*")   # a feature's vocabulary file name
 T = TypeVar("T")
 
@@ -500,12 +501,17 @@ def expected_shapes(model: SavedModel) -> dict[str, tuple[int, ...]]:
         elif base is None or base.get("table") != j:
             shapes[f"emb.tables.{j}.weight"] = (net.vocab_sizes[j], net.dims[j])
     if net.approach == "bilstm":   # senna.nn.networks.BiLSTMNet: no l1
-        h = net.hidden
-        for way in ("", "_reverse"):
-            shapes |= {f"lstm.weight_ih_l0{way}": (4 * h, net.input_dim),
-                       f"lstm.weight_hh_l0{way}": (4 * h, h),
-                       f"lstm.bias_ih_l0{way}": (4 * h,), f"lstm.bias_hh_l0{way}": (4 * h,)}
-        shapes["l2.weight"] = (n_tags, 2 * h)
+        h, lh = net.hidden, net.level_hidden
+        lstms = [("lstm", net.input_dim - (net.dims[-1] if lh else 0), h)]
+        if lh:
+            lstms.append(("levels", 2 * h + net.dims[-1], lh))
+        for name, n_in, n_h in lstms:
+            for way in ("", "_reverse"):
+                shapes |= {f"{name}.weight_ih_l0{way}": (4 * n_h, n_in),
+                           f"{name}.weight_hh_l0{way}": (4 * n_h, n_h),
+                           f"{name}.bias_ih_l0{way}": (4 * n_h,),
+                           f"{name}.bias_hh_l0{way}": (4 * n_h,)}
+        shapes["l2.weight"] = (n_tags, 2 * h + 2 * lh)
     elif net.approach == "window":
         shapes["l1.weight"] = (net.hidden, net.window * net.input_dim)
         for name, width in net.stacked:

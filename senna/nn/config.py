@@ -20,7 +20,7 @@ CRITERIA = ("wll", "sll")  # senna.nn.criterion (kept here: the runtime has no t
 # The settings `network_problems` checks: those a user sets (`senna train`), the rest come
 # from the data (vocabularies, tags, features).
 NETWORK = ("approach", "criterion", "window", "hidden", "conv", "predicate_window", "stack",
-           "stack_hidden")
+           "stack_hidden", "level_hidden")
 
 
 def network_problems(s: dict, name: Callable[[str], str] = str) -> list[str]:
@@ -52,6 +52,9 @@ def network_problems(s: dict, name: Callable[[str], str] = str) -> list[str]:
     if s["stack_hidden"] < 0 or (s["stack_hidden"] and not s["stack"]):
         out.append(f"{name('stack_hidden')} must be 0, or positive with a stack, got "
                    f"{s['stack_hidden']}")
+    if s["level_hidden"] < 0 or (s["level_hidden"] and s["approach"] != "bilstm"):
+        out.append(f"{name('level_hidden')} must be 0, or positive with the bilstm approach, "
+                   f"got {s['level_hidden']}")
     return out
 
 
@@ -77,6 +80,12 @@ class NetConfig:
     # Width of that second layer (0: as wide as the first), so a wide first layer can take a
     # narrow stack at a fraction of the cost.
     stack_hidden: int = 0
+    # BiLSTM approach: the last feature (a parser's `below` column) changes from level to
+    # level, the others do not.  With this many units (0: off) the BiLSTM reads the other
+    # features only, once per sentence, and a second, small BiLSTM of `level_hidden` units
+    # each way reads its states and the last feature: each further level costs the small
+    # one alone.
+    level_hidden: int = 0
     # Per feature, [character width, window] for a character convolution (vocab_sizes then
     # counts characters, dims filters) or [] for a lookup table; [] when none has one.
     chars: list[list[int]] = field(default_factory=list)

@@ -339,23 +339,48 @@ class BiLSTMNet(Tagger):
     way) and a linear output layer.  Why: its per-word scores carry context beyond a
     window: a tagger where names need the whole sentence (CoNLL-2002 NER), and a teacher
     (`senna.train.distill`) for a window student.  Parameters: emb.*, lstm.*, l2.*
-    (`senna.runtime.kernels.bilstm_scores` runs it in NumPy)."""
+    (`senna.runtime.kernels.bilstm_scores` runs it in NumPy).
+
+    With `cfg.level_hidden` (a parser's level network) the LSTM reads every feature but the
+    last, and a second one (levels.*, `level_hidden` units each way) reads its states and
+    the last feature (the levels found so far); the output layer reads both.  The first
+    LSTM's states are the same at every level of a sentence: in a batch they are computed
+    once per distinct sentence, and the parser computes them once per sentence."""
 
     def __init__(self, cfg: NetConfig, sparse: bool = True):
         super().__init__(cfg, sparse)
-        self.lstm = nn.LSTM(cfg.input_dim, cfg.hidden, batch_first=True, bidirectional=True)
-        self.l2 = nn.Linear(2 * cfg.hidden, cfg.n_tags)
+        h, lh = cfg.hidden, cfg.level_hidden
+        last = cfg.dims[-1] if lh else 0
+        self.lstm = nn.LSTM(cfg.input_dim - last, h, batch_first=True, bidirectional=True)
+        if lh:
+            self.levels = nn.LSTM(2 * h + last, lh, batch_first=True, bidirectional=True)
+        self.l2 = nn.Linear(2 * h + 2 * lh, cfg.n_tags)
         fan_in_init(self.l2)
+
+    @staticmethod
+    def run(lstm: nn.LSTM, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """x [B, T, D] -> the LSTM's states [B, T, 2H] (zeros past each length)."""
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths.clamp_min(1).cpu(),
+                                                   batch_first=True, enforce_sorted=False)
+        h, _ = lstm(packed)
+        return nn.utils.rnn.pad_packed_sequence(h, batch_first=True, total_length=x.shape[1])[0]
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor,
                 predicates: torch.Tensor | None = None) -> torch.Tensor:
         """ids [B, T, F] -> emissions [B, T, K] (zeros' scores past each length)."""
         x = self.drop_input(self.emb(ids))
-        packed = nn.utils.rnn.pack_padded_sequence(x, lengths.clamp_min(1).cpu(),
-                                                   batch_first=True, enforce_sorted=False)
-        h, _ = self.lstm(packed)
-        h, _ = nn.utils.rnn.pad_packed_sequence(h, batch_first=True, total_length=ids.shape[1])
-        return self.l2(self.drop_hidden(h))
+        if not self.cfg.level_hidden:
+            return self.l2(self.drop_hidden(self.run(self.lstm, x, lengths)))
+        last = self.cfg.dims[-1]
+        # one row per distinct sentence (its length and every feature but the last)
+        key = torch.cat([lengths[:, None].to(ids.dtype), ids[:, :, :-1].flatten(1)], 1)
+        _, inverse = torch.unique(key, dim=0, return_inverse=True)
+        first = torch.full((int(inverse.max()) + 1,), len(ids), dtype=torch.long)
+        first = first.scatter_reduce(0, inverse, torch.arange(len(ids)), "amin")
+        words = self.run(self.lstm, x[first, :, :-last], lengths[first])[inverse]
+        levels = self.run(self.levels, torch.cat([self.drop_hidden(words), x[..., -last:]], 2),
+                          lengths)
+        return self.l2(self.drop_hidden(torch.cat([words, levels], 2)))
 
 
 NETWORKS = {"window": WindowNet, "sentence": SentenceNet, "bilstm": BiLSTMNet}

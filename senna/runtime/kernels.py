@@ -332,8 +332,42 @@ def role_scores(ids: Sequence[np.ndarray], predicates: Sequence[Sequence[int]], 
     return out
 
 
+def _gates(g: np.ndarray, c: np.ndarray, h: np.ndarray) -> None:
+    """One LSTM step from its scaled pre-activations g [n, 4H] (gates i, f and o halved,
+    see `lstm_direction`): the cells c [n, H] and the states h [n, H] updated in place."""
+    n_h = c.shape[1]
+    np.tanh(g, out=g)
+    sig = g[:, : 2 * n_h]                                                 # i, f
+    sig *= 0.5
+    sig += 0.5
+    o = g[:, 3 * n_h :]
+    o *= 0.5
+    o += 0.5
+    c *= g[:, n_h : 2 * n_h]
+    c += g[:, :n_h] * g[:, 2 * n_h : 3 * n_h]
+    np.tanh(c, out=h)
+    h *= o
+
+
+def _scaled(w: Weights, name: str, suffix: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An LSTM direction's input weights [D, 4H], recurrent weights [H, 4H] and bias [4H],
+    the i, f and o columns halved (sigmoid(z) = (tanh(z / 2) + 1) / 2)."""
+    n_h = w[f"{name}.weight_hh_l0{suffix}"].shape[1]
+    scale = np.full(4 * n_h, 0.5, dtype=np.float32)
+    scale[2 * n_h : 3 * n_h] = 1.0                                            # g: tanh
+    return (w[f"{name}.weight_ih_l0{suffix}"].T * scale,
+            w[f"{name}.weight_hh_l0{suffix}"].T * scale,
+            (w[f"{name}.bias_ih_l0{suffix}"] + w[f"{name}.bias_hh_l0{suffix}"]) * scale)
+
+
+def _alive(lengths: np.ndarray) -> np.ndarray:
+    """Sentences' lengths, longest first -> how many are longer than t, for each step t."""
+    longest = int(lengths[0]) if len(lengths) else 0
+    return np.searchsorted(-lengths, -np.arange(longest), side="left")
+
+
 def lstm_direction(x: np.ndarray, starts: np.ndarray, lengths: np.ndarray, w: Weights,
-                   suffix: str, out: np.ndarray) -> None:
+                   suffix: str, out: np.ndarray, name: str = "lstm") -> None:
     """One direction of a one-layer LSTM (PyTorch's nn.LSTM: gates i, f, g, o) over
     sentences laid end to end: inputs x [sum T, D], each sentence's first row and length
     (longest first) -> its hidden states written into out [sum T, H] in place.  `suffix`
@@ -345,36 +379,52 @@ def lstm_direction(x: np.ndarray, starts: np.ndarray, lengths: np.ndarray, w: We
     matrices stacked (no [words, 4H] projection of the whole input is held: that was 100 MB
     for a 32,000-word batch), and one tanh for all four gates: sigmoid(z) = (tanh(z / 2) +
     1) / 2, so the gates i, f and o are scaled by 1/2 beforehand."""
-    n_h = w[f"lstm.weight_hh_l0{suffix}"].shape[1]
-    scale = np.full(4 * n_h, 0.5, dtype=np.float32)
-    scale[2 * n_h : 3 * n_h] = 1.0                                            # g: tanh
-    both = np.concatenate([w[f"lstm.weight_ih_l0{suffix}"], w[f"lstm.weight_hh_l0{suffix}"]],
-                          axis=1).T * scale                                   # [D+H, 4H]
-    bias = (w[f"lstm.bias_ih_l0{suffix}"] + w[f"lstm.bias_hh_l0{suffix}"]) * scale
-    d = x.shape[1]
+    w_ih, w_hh, bias = _scaled(w, name, suffix)
+    both = np.concatenate([w_ih, w_hh])                                       # [D+H, 4H]
+    d, n_h = x.shape[1], w_hh.shape[0]
     inp = np.zeros((len(lengths), d + n_h), dtype=np.float32)     # [x_t, h_{t-1}] per row
     c = np.zeros((len(lengths), n_h), dtype=np.float32)
-    longest = int(lengths[0]) if len(lengths) else 0
-    alive = np.searchsorted(-lengths, -np.arange(longest), side="left")      # lengths > t
-    for t in range(longest):
-        n = int(alive[t])
+    for t, n in enumerate(_alive(lengths).tolist()):
         rows = starts[:n] + (t if not suffix else lengths[:n] - 1 - t)
         inp[:n, :d] = x[rows]
         g = inp[:n] @ both
         g += bias
-        np.tanh(g, out=g)
-        sig = g[:, : 2 * n_h]                                                 # i, f
-        sig *= 0.5
-        sig += 0.5
-        o = g[:, 3 * n_h :]
-        o *= 0.5
-        o += 0.5
-        c[:n] *= g[:, n_h : 2 * n_h]
-        c[:n] += g[:, :n_h] * g[:, 2 * n_h : 3 * n_h]
-        h = inp[:n, d:]
-        np.tanh(c[:n], out=h)
-        h *= o
-        out[rows] = h
+        _gates(g, c[:n], inp[:n, d:])
+        out[rows] = inp[:n, d:]
+
+
+def lstm_recurrence(xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+                    w_hh: np.ndarray, suffix: str, out: np.ndarray) -> None:
+    """`lstm_direction` for inputs already projected: xw [sum T, 4H] (the scaled input
+    weights' product plus the bias, `_scaled`), w_hh the scaled recurrent weights [H, 4H]."""
+    n_h = w_hh.shape[0]
+    h = np.zeros((len(lengths), n_h), dtype=np.float32)
+    c = np.zeros((len(lengths), n_h), dtype=np.float32)
+    for t, n in enumerate(_alive(lengths).tolist()):
+        rows = starts[:n] + (t if not suffix else lengths[:n] - 1 - t)
+        g = h[:n] @ w_hh
+        g += xw[rows]
+        _gates(g, c[:n], h[:n])
+        out[rows] = h[:n]
+
+
+def _longest_first(lengths: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Sentences laid end to end -> (their first rows, their lengths), longest first."""
+    lengths = np.asarray(lengths, dtype=np.intp)
+    order = np.argsort(-lengths, kind="stable")
+    return (np.cumsum(lengths) - lengths)[order], lengths[order]
+
+
+def bilstm_states(x: np.ndarray, lengths: Sequence[int], w: Weights, name: str = "lstm"
+                  ) -> np.ndarray:
+    """Both directions' states side by side [sum T, 2H] of the LSTM `name` over inputs
+    x [sum T, D] of sentences laid end to end."""
+    starts, ordered = _longest_first(lengths)
+    n_h = w[f"{name}.weight_hh_l0"].shape[1]
+    h = np.empty((len(x), 2 * n_h), dtype=np.float32)
+    lstm_direction(x, starts, ordered, w, "", h[:, :n_h], name)
+    lstm_direction(x, starts, ordered, w, "_reverse", h[:, n_h:], name)
+    return h
 
 
 def bilstm_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
@@ -382,14 +432,45 @@ def bilstm_scores(ids: np.ndarray, lengths: Sequence[int], w: Weights,
     """BiLSTM approach (senna.nn.networks.BiLSTMNet): ids [sum T, F] of sentences laid end
     to end -> emissions [sum T, K]: lookup tables, both directions' hidden states side by
     side, the output layer."""
-    lengths = np.asarray(lengths, dtype=np.intp)
-    order = np.argsort(-lengths, kind="stable")                     # longest first
-    starts = (np.cumsum(lengths) - lengths)[order]
-    lengths = lengths[order]
-    x = embed(ids, w, len(cfg.dims))
-    h = np.empty((len(ids), 2 * cfg.hidden), dtype=np.float32)
-    lstm_direction(x, starts, lengths, w, "", h[:, : cfg.hidden])
-    lstm_direction(x, starts, lengths, w, "_reverse", h[:, cfg.hidden :])
-    out = h @ w["l2.weight"].T
+    if cfg.level_hidden:
+        return level_scores(sentence_states(ids, lengths, w, cfg), ids[:, -1], lengths, w, cfg)
+    out = bilstm_states(embed(ids, w, len(cfg.dims)), lengths, w) @ w["l2.weight"].T
     out += w["l2.bias"]
+    return out
+
+
+def sentence_states(ids: np.ndarray, lengths: Sequence[int], w: Weights, cfg: NetConfig
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A BiLSTM with `level_hidden`, what does not change from level to level: ids
+    [sum T, F] (the last column, the levels', unread) -> the level LSTM's inputs from the
+    first LSTM's states, forward and backward ([sum T, 4 level_hidden] each: scaled, bias
+    included, `_scaled`), and the output layer's share of the scores [sum T, K]."""
+    states = bilstm_states(embed(ids, w, len(cfg.dims) - 1), lengths, w)
+    n_s = states.shape[1]
+    inputs = []
+    for suffix in ("", "_reverse"):
+        w_ih, _, bias = _scaled(w, "levels", suffix)
+        xw = states @ w_ih[:n_s]
+        xw += bias
+        inputs.append(xw)
+    base = states @ w["l2.weight"][:, :n_s].T
+    base += w["l2.bias"]
+    return inputs[0], inputs[1], base
+
+
+def level_scores(fixed: tuple[np.ndarray, np.ndarray, np.ndarray], level_ids: np.ndarray,
+                 lengths: Sequence[int], w: Weights, cfg: NetConfig) -> np.ndarray:
+    """`sentence_states` of sentences laid end to end, and their words' ids in the last
+    feature's table [sum T] -> emissions [sum T, K]: the level LSTM's two directions and the
+    output layer's share of their states."""
+    starts, ordered = _longest_first(lengths)
+    table, n_l = w[f"emb.tables.{len(cfg.dims) - 1}.weight"], cfg.level_hidden
+    h = np.empty((len(level_ids), 2 * n_l), dtype=np.float32)
+    for k, suffix in enumerate(("", "_reverse")):
+        w_ih, w_hh, _ = _scaled(w, "levels", suffix)
+        xw = (table @ w_ih[2 * cfg.hidden :])[level_ids]
+        xw += fixed[k]
+        lstm_recurrence(xw, starts, ordered, w_hh, suffix, h[:, k * n_l : (k + 1) * n_l])
+    out = h @ w["l2.weight"][:, 2 * cfg.hidden :].T
+    out += fixed[2]
     return out

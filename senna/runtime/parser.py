@@ -21,8 +21,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from senna.io.checkpoint import SavedModel
+from senna.runtime import kernels
+from senna.runtime.chars import bound
 from senna.runtime.model import TaskModel
-from senna.syntax.decode import LevelDecoder
+from senna.syntax.decode import BatchScorer, LevelDecoder
 from senna.syntax.levels import BELOW, unchain
 from senna.syntax.tree import Tree, tree_to_conll
 
@@ -34,6 +36,20 @@ CELLS = 8192   # sentences x padded length per network pass: bounds the emission
 # words): the max over time also runs on a shorter sentence's padding.  Measured on 800
 # EWT dev sentences, 1.25 and 2 parse in 0.77 of the time of one width per group.
 SPREAD, SLACK = 1.25, 2
+
+
+def _chunks(lengths: Sequence[int], words: int) -> list[list[int]]:
+    """Indices in order of length, in runs of at most `words` words (one sentence at
+    least): what a level network with `level_hidden` keeps of each sentence is bounded."""
+    chunks: list[list[int]] = []
+    total = 0
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        if not chunks or total + lengths[i] > words:
+            chunks.append([])
+            total = 0
+        chunks[-1].append(i)
+        total += lengths[i]
+    return chunks
 
 
 def _groups(lengths: Sequence[int], cells: int) -> list[list[int]]:
@@ -91,19 +107,49 @@ class ParserModel(TaskModel):
             raise ValueError(f"this parser's first level keeps the phrases of the {first} "
                              f"tagger: give each sentence its {first!r} column")
 
+        lengths = [len(s) for s in sentences]
+        if not self.cfg.level_hidden:
+            return [tree for _, tree in self.levels.parse_spans(
+                lengths, self._scorer(sentences, cols, states, list(range(len(sentences)))))]
+        trees: dict[int, Tree] = {}
+        for chunk in _chunks(lengths, CELLS):
+            found = self.levels.parse_spans([lengths[i] for i in chunk],
+                                            self._scorer(sentences, cols, states, chunk))
+            trees.update((i, tree) for i, (_, tree) in zip(chunk, found, strict=True))
+        return [trees[i] for i in range(len(sentences))]
+
+    def _scorer(self, sentences: Sequence[Sequence[str]], cols: Sequence[Columns],
+                states: list[tuple[int, list[str]]] | None, chunk: list[int]) -> BatchScorer:
+        """The level scorer of the sentences `chunk` (indices into `sentences`), which the
+        decoder numbers 0, 1, ...  A network with `level_hidden` computes what does not
+        change between levels once, on the first level (all the chunk's sentences)."""
+        first = self.first_level
+        fixed: list[np.ndarray] = []
+        starts = np.cumsum([0] + [len(sentences[i]) for i in chunk])
+
         def scorer(level: int, which: list[int], below: list[list[str]]) -> list[np.ndarray]:
             if states is not None:
-                states.extend(zip(which, below, strict=True))
-            found = self.level_scores([sentences[i] for i in which],
-                                      [{**cols[i], BELOW: b} for i, b in
-                                       zip(which, below, strict=True)])
+                states.extend((chunk[j], b) for j, b in zip(which, below, strict=True))
+            words = [sentences[chunk[j]] for j in which]
+            columns = [{**cols[chunk[j]], BELOW: b} for j, b in zip(which, below, strict=True)]
+            if not self.cfg.level_hidden:
+                found = self.level_scores(words, columns)
+            else:
+                lengths = [len(w) for w in words]
+                bound(self.featurizer)
+                ids = self.featurizer.encode_many(words, columns)
+                if not fixed:
+                    fixed.extend(kernels.sentence_states(ids, lengths, self.w, self.cfg))
+                rows = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in which])
+                flat = kernels.level_scores(tuple(f[rows] for f in fixed), ids[:, -1], lengths,
+                                            self.w, self.cfg)
+                found = np.split(flat, np.cumsum(lengths)[:-1])
             if level == 0 and first:
-                found = [self.levels.keeping(e, cols[i][first])
-                         for i, e in zip(which, found, strict=True)]
+                found = [self.levels.keeping(e, cols[chunk[j]][first])
+                         for j, e in zip(which, found, strict=True)]
             return found
 
-        return [tree for _, tree in
-                self.levels.parse_spans([len(s) for s in sentences], scorer)]
+        return scorer
 
     def predict(self, sentences: Sequence[Sequence[str]],
                 columns: Sequence[Columns] | None = None) -> list[list[str]]:

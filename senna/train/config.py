@@ -35,7 +35,7 @@ SECTIONS = {
     "features": ("features", "embeddings", "fixed_embeddings", "word_dim", "max_words",
                  "min_count", "gazetteer", "clusters"),
     "network": ("approach", "criterion", "window", "hidden", "conv", "predicate_window",
-                "stack", "stack_hidden", "first_level"),
+                "stack", "stack_hidden", "level_hidden", "first_level"),
     "optimisation": ("optimizer", "lr", "batch_size", "epochs", "patience", "seed"),
     "regularisation": ("dropout_input", "dropout_hidden", "gazetteer_dropout", "adversarial",
                        "average", "teachers", "distill", "distill_temperature"),
@@ -115,6 +115,10 @@ class TrainConfig:
     stack_hidden: int = setting("units of that second layer (0: as many as --hidden); a wide "
                                 "first layer can take a narrow stack at a fraction of the cost",
                                 0)
+    level_hidden: int = setting("bilstm approach, parser: the BiLSTM reads the words once per "
+                                "sentence and a second BiLSTM of this many units each way "
+                                "reads its states and the levels found below (0: one BiLSTM "
+                                "reads everything at every level)", 0)
     word_dim: int = setting("word vector size (that of --embeddings)", 50)
     max_words: int = setting("dictionary size at most (PADDING and RARE included)", 100_000)
     min_count: int = setting("training words seen fewer times map to RARE, so RARE gets "

@@ -75,12 +75,21 @@ def collate(examples: Sequence[Example], index: np.ndarray, tagset: TagSet | Non
 
 
 def batches(examples: Sequence[Example], batch_size: int, tagset: TagSet | None,
-            rng: np.random.Generator | None = None) -> Iterator[Batch]:
-    """Length-bucketed batches (cheap padding); shuffled order of batches when `rng` is given."""
-    order = np.argsort([len(e.ids) for e in examples], kind="stable")
+            rng: np.random.Generator | None = None, together: bool = False) -> Iterator[Batch]:
+    """Length-bucketed batches (cheap padding); shuffled order of batches when `rng` is given.
+    `together`: examples that differ in their last feature only (a parser's levels of one
+    sentence) stay side by side, so that a batch holds few distinct sentences
+    (`senna.nn.networks.BiLSTMNet` with `level_hidden` reads each once)."""
+    lengths = [len(e.ids) for e in examples]
+    order = np.argsort(lengths, kind="stable")
     if rng is not None:  # shuffle within buckets by sorting on (length, random key)
         keys = rng.random(len(examples))
-        order = np.lexsort((keys, [len(e.ids) for e in examples]))
+        if together:
+            first: dict[bytes, int] = {}
+            group = [first.setdefault(e.ids[:, :-1].tobytes(), i)
+                     for i, e in enumerate(examples)]
+            keys = keys[group]
+        order = np.lexsort((np.arange(len(examples)), keys, lengths))
     chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     if rng is not None:
         rng.shuffle(chunks)

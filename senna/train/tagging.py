@@ -61,7 +61,8 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
                         n_tags=len(tagset), window=cfg.window, hidden=cfg.hidden,
                         conv=cfg.conv if approach == "sentence" else 0,
                         predicate_window=cfg.predicate_window, stack=cfg.stack,
-                        stack_hidden=cfg.stack_hidden, chars=featurizer.net_shapes())
+                        stack_hidden=cfg.stack_hidden, level_hidden=cfg.level_hidden,
+                        chars=featurizer.net_shapes())
     torch.manual_seed(cfg.seed)
     net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
     info = {"scheme": task.scheme, "source_scheme": file_scheme(task, train_sents),
@@ -237,7 +238,8 @@ class Member:
 
     def batches(self, rng: np.random.Generator) -> Iterator[Batch]:
         """One pass over its training examples in random order."""
-        return batches(self.examples, self.cfg.batch_size, self.saved.tags, rng)
+        return batches(self.examples, self.cfg.batch_size, self.saved.tags, rng,
+                       together=bool(self.saved.net.level_hidden))
 
     def loss(self, batch: Batch, rng: np.random.Generator) -> tuple[torch.Tensor, int, int]:
         """(the batch's loss, its words, the number of tags): the guard's yardstick."""
