@@ -87,6 +87,14 @@ def test_psg_needs_word_level_training():
         config(Path("unused"), criterion="sll")
 
 
+def test_level_hidden_is_for_a_bilstm_parser():
+    with pytest.raises(ValueError, match="with the bilstm approach"):
+        config(Path("unused"), level_hidden=8)
+    with pytest.raises(ValueError, match="for a parser"):
+        TrainConfig(task="pos", train=str(GOLD), out="unused", approach="bilstm",
+                    level_hidden=8)
+
+
 # a BiLSTM level network that reads the words once per sentence (`level_hidden`)
 LEVELS = dict(approach="bilstm", hidden=10, level_hidden=6, optimizer="adam", lr=0.01)
 

@@ -17,6 +17,7 @@ level network does, and every later level builds on them.  The pipeline runs PT0
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from senna.runtime.model import TaskModel
 from senna.syntax.decode import BatchScorer, LevelDecoder
 from senna.syntax.levels import BELOW, unchain
 from senna.syntax.tree import Tree, tree_to_conll
+from senna.vocab import Vocab
 
 Columns = Mapping[str, Sequence[str]]
 
@@ -136,12 +138,17 @@ class ParserModel(TaskModel):
                 found = self.level_scores(words, columns)
             else:
                 lengths = [len(w) for w in words]
-                bound(self.featurizer)
-                ids = self.featurizer.encode_many(words, columns)
-                if not fixed:
+                if fixed:   # later levels: only the last feature's ids change
+                    vocab = self.featurizer.vocabs[self.featurizer.specs[-1].name]
+                    below_ids = np.fromiter(map(vocab.index.get, chain.from_iterable(below),
+                                                repeat(Vocab.unk_id)), np.int64, sum(lengths))
+                else:
+                    bound(self.featurizer)
+                    ids = self.featurizer.encode_many(words, columns)
                     fixed.extend(kernels.sentence_states(ids, lengths, self.w, self.cfg))
+                    below_ids = ids[:, -1]
                 rows = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in which])
-                flat = kernels.level_scores(tuple(f[rows] for f in fixed), ids[:, -1], lengths,
+                flat = kernels.level_scores(tuple(f[rows] for f in fixed), below_ids, lengths,
                                             self.w, self.cfg)
                 found = np.split(flat, np.cumsum(lengths)[:-1])
             if level == 0 and first:

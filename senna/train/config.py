@@ -218,7 +218,8 @@ def problems(cfg: TrainConfig) -> list[str]:
     if cfg.columns and cfg.format:
         out.append("--columns and --format are two ways to say how the files are read: "
                    "give one")
-    for flag, value in (("--first-level", cfg.first_level), ("--explore", cfg.explore)):
+    for flag, value in (("--first-level", cfg.first_level), ("--explore", cfg.explore),
+                        ("--level-hidden", cfg.level_hidden)):
         if value and not spec.tree:
             out.append(f"{flag} is for a parser (--task psg), not --task {spec.name}")
     if spec.tree and cfg.criterion != "wll":

@@ -49,6 +49,9 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     `vocabs`: other features' given vocabularies, by feature name)."""
     specs = [s if s.kind != "word" else type(s)(s.name, s.kind, cfg.word_dim, s.arg)
              for s in task.features(cfg.features)]
+    if cfg.level_hidden and specs[-1].name not in task.own_columns:
+        raise ValueError(f"--level-hidden reads the levels found below as the last feature, "
+                         f"got the features {[s.name for s in specs]}")
     gaz = Gazetteer.load(cfg.gazetteer) if cfg.gazetteer else None
     lexicon = Lexicon.load(cfg.clusters) if cfg.clusters else None
     featurizer = Featurizer.fit(specs, train_sents, gaz, words or word_vocab(cfg, train_sents),
