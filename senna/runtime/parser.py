@@ -12,6 +12,11 @@ A parser saved with `first_level` "pt0" keeps the PT0 tagger's phrases on its fi
 (level 0 is PT0) and chooses only their unary chains (`LevelDecoder.keeping`): the PT0
 tagger, trained for that level alone on predicted POS, finds its phrases better than the
 level network does, and every later level builds on them.  The pipeline runs PT0 first.
+
+A BiLSTM level network with `level_hidden` reads the words once per sentence
+(`kernels.sentence_states`) and only its small second BiLSTM level after level
+(`kernels.level_scores`); the sentences are parsed in chunks of at most LEVEL_WORDS words,
+which bounds what is kept of them between levels.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ CELLS = 8192   # sentences x padded length per network pass: bounds the emission
 # words): the max over time also runs on a shorter sentence's padding.  Measured on 800
 # EWT dev sentences, 1.25 and 2 parse in 0.77 of the time of one width per group.
 SPREAD, SLACK = 1.25, 2
+# words parsed together by a network with `level_hidden`, whose first BiLSTM's share is kept
+# between levels (761 floats a word for EWT's parser): `senna -psg` on EWT dev peaked at
+# 150 MB with 4,096, 196 MB with 8,192
+LEVEL_WORDS = 4096
 
 
 def _chunks(lengths: Sequence[int], words: int) -> list[list[int]]:
@@ -114,7 +123,7 @@ class ParserModel(TaskModel):
             return [tree for _, tree in self.levels.parse_spans(
                 lengths, self._scorer(sentences, cols, states, list(range(len(sentences)))))]
         trees: dict[int, Tree] = {}
-        for chunk in _chunks(lengths, CELLS):
+        for chunk in _chunks(lengths, LEVEL_WORDS):
             found = self.levels.parse_spans([lengths[i] for i in chunk],
                                             self._scorer(sentences, cols, states, chunk))
             trees.update((i, tree) for i, (_, tree) in zip(chunk, found, strict=True))
