@@ -106,6 +106,24 @@ def levels_dir(tmp_path_factory) -> Path:
     return out
 
 
+def test_batches_keep_a_sentences_levels_together(psg_dir):
+    """`together`: the levels of one sentence (examples that differ in `below` only) are side
+    by side in the shuffled order, so a batch holds few distinct sentences."""
+    saved = load_model(psg_dir)
+    examples = make_examples(get_task("psg"), read_dataset(GOLD, "levels"), saved.featurizer)
+    sentence = {}
+    group = [sentence.setdefault(e.ids[:, :-1].tobytes(), len(sentence)) for e in examples]
+    for together in (True, False):
+        found = [batch.index for batch in batches(examples, 4, None, np.random.default_rng(0),
+                                                  together=together)]
+        assert sorted(np.concatenate(found).tolist()) == list(range(len(examples)))
+        spread = sum(len({group[i] for i in b}) for b in found)
+        if together:   # every batch: the sentences whose levels it holds, at most one cut
+            assert spread <= len(found) + len(sentence)
+        else:
+            assert spread > len(found) + len(sentence)
+
+
 @pytest.mark.parametrize("trained", ["psg_dir", "levels_dir"])
 def test_runtime_scores_are_the_trained_networks(trained, request):
     saved = load_model(request.getfixturevalue(trained))
