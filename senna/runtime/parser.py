@@ -22,10 +22,10 @@ which bounds what is kept of them between levels.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import chain, repeat
 
 import numpy as np
 
+from senna.features import Batch
 from senna.io.checkpoint import SavedModel
 from senna.runtime import kernels
 from senna.runtime.chars import bound
@@ -33,7 +33,7 @@ from senna.runtime.model import TaskModel
 from senna.syntax.decode import BatchScorer, LevelDecoder
 from senna.syntax.levels import BELOW, unchain
 from senna.syntax.tree import Tree, tree_to_conll
-from senna.vocab import Vocab
+from senna.text.pieces import token_groups
 
 Columns = Mapping[str, Sequence[str]]
 
@@ -47,20 +47,6 @@ SPREAD, SLACK = 1.25, 2
 # between levels (761 floats a word for EWT's parser): `senna -psg` on EWT dev peaked at
 # 150 MB with 4,096, 196 MB with 8,192
 LEVEL_WORDS = 4096
-
-
-def _chunks(lengths: Sequence[int], words: int) -> list[list[int]]:
-    """Indices in order of length, in runs of at most `words` words (one sentence at
-    least): what a level network with `level_hidden` keeps of each sentence is bounded."""
-    chunks: list[list[int]] = []
-    total = 0
-    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
-        if not chunks or total + lengths[i] > words:
-            chunks.append([])
-            total = 0
-        chunks[-1].append(i)
-        total += lengths[i]
-    return chunks
 
 
 def _groups(lengths: Sequence[int], cells: int) -> list[list[int]]:
@@ -123,7 +109,8 @@ class ParserModel(TaskModel):
             return [tree for _, tree in self.levels.parse_spans(
                 lengths, self._scorer(sentences, cols, states, list(range(len(sentences)))))]
         trees: dict[int, Tree] = {}
-        for chunk in _chunks(lengths, LEVEL_WORDS):
+        by_length = sorted(range(len(sentences)), key=lengths.__getitem__)
+        for chunk in token_groups(by_length, lengths.__getitem__, LEVEL_WORDS):
             found = self.levels.parse_spans([lengths[i] for i in chunk],
                                             self._scorer(sentences, cols, states, chunk))
             trees.update((i, tree) for i, (_, tree) in zip(chunk, found, strict=True))
@@ -148,9 +135,8 @@ class ParserModel(TaskModel):
             else:
                 lengths = [len(w) for w in words]
                 if fixed:   # later levels: only the last feature's ids change
-                    vocab = self.featurizer.vocabs[self.featurizer.specs[-1].name]
-                    below_ids = np.fromiter(map(vocab.index.get, chain.from_iterable(below),
-                                                repeat(Vocab.unk_id)), np.int64, sum(lengths))
+                    below_ids = self.featurizer.kinds[-1].batch_ids(
+                        Batch(lengths, columns, [None] * len(words), None, None))
                 else:
                     bound(self.featurizer)
                     ids = self.featurizer.encode_many(words, columns)
