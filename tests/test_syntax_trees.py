@@ -14,6 +14,7 @@ from senna.syntax.levels import (
     level_features,
     levels_to_tree,
     normalise,
+    phrases_tree,
     tree_to_levels,
     unchain,
 )
@@ -101,6 +102,7 @@ def test_levels_of_a_tree_and_back() -> None:
     assert normalise(tree) == tree                       # no chains, no NML
     assert tree_to_levels(tree) == SAW_LEVELS
     assert levels_to_tree(SAW_LEVELS, len(words)) == tree
+    assert _phrases_tree(SAW_LEVELS, len(words)) == tree
 
 
 def test_unary_chains_nml_and_several_root_children() -> None:
@@ -111,6 +113,7 @@ def test_unary_chains_nml_and_several_root_children() -> None:
     assert tree_to_levels(norm) == [["O", "B-NP", "I-NP", "E-NP", "S-NP#NP"],
                                     ["B-S#VP", "I-S#VP", "I-S#VP", "E-S#VP", "O"]]
     assert levels_to_tree(tree_to_levels(norm), 5) == norm
+    assert _phrases_tree(tree_to_levels(norm), 5) == norm
     flat_nml = "(TOP (S (VP (VB Go) (NP (NN ice) (NN cream) (NN shop)))) (NP (NP (NN now))))"
     assert unchain(norm) == brackets_to_tree(flat_nml)[0]
 
@@ -124,6 +127,19 @@ def test_unary_chains_nml_and_several_root_children() -> None:
 def test_levels_that_make_no_tree(levels: list[list[str]], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         levels_to_tree(levels, 3)
+
+
+def _phrases_tree(levels: list[list[str]], n_words: int):
+    """The tree of the levels' phrases built in one pass (`phrases_tree`, as the parser
+    builds its trees), to compare with `levels_to_tree`, which collapses level by level."""
+    return phrases_tree([p for tags in levels for p in tags_to_spans(tags)], n_words)
+
+
+def test_phrases_tree_puts_words_between_and_after_phrases() -> None:
+    tree = phrases_tree([("NP", 1, 3), ("VP", 0, 4), ("ADVP", 5, 6)], 7)
+    assert tree == node("TOP", [node("VP", [0, node("NP", [1, 2]), 3]), 4,
+                                node("ADVP", [5]), 6])
+    assert phrases_tree([], 2) == node("TOP", [0, 1])
 
 
 def test_collapse_groups_whole_units() -> None:
@@ -158,6 +174,7 @@ def test_levels_round_trip_on_ewt_train(data_dir) -> None:
         levels = tree_to_levels(norm)
         back = levels_to_tree(levels, tree.end)
         assert back == norm and tree_to_levels(back) == levels
+        assert _phrases_tree(levels, tree.end) == norm
         assert tree_to_conll(unchain(normalise(tree, drop=()))) == tree_to_conll(tree)
 
 

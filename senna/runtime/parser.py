@@ -142,9 +142,11 @@ class ParserModel(TaskModel):
                     ids = self.featurizer.encode_many(words, columns)
                     fixed.extend(kernels.sentence_states(ids, lengths, self.w, self.cfg))
                     below_ids = ids[:, -1]
-                rows = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in which])
-                flat = kernels.level_scores(tuple(f[rows] for f in fixed), below_ids, lengths,
-                                            self.w, self.cfg)
+                parts = fixed
+                if len(which) < len(chunk):   # the rows of the sentences still being parsed
+                    rows = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in which])
+                    parts = [f[rows] for f in fixed]
+                flat = kernels.level_scores(tuple(parts), below_ids, lengths, self.w, self.cfg)
                 found = np.split(flat, np.cumsum(lengths)[:-1])
             if level == 0 and first:
                 found = [self.levels.keeping(e, cols[chunk[j]][first])

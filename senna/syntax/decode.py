@@ -25,8 +25,8 @@ import numpy as np
 
 from senna.decode.constraints import iobes
 from senna.decode.viterbi import Decoder
-from senna.syntax.levels import Unit, collapse, cover, with_root
-from senna.syntax.tree import ROOT, Tree, extent, node
+from senna.syntax.levels import Unit, cover, phrases_tree, with_root
+from senna.syntax.tree import Tree, extent
 from senna.tags import Span, spans_to_tags, split_tag
 from senna.text.pieces import token_ranges
 
@@ -76,6 +76,8 @@ class LevelDecoder:
             np.array([index.get(word_tag(t, where), k) for t in self.tags]) for where in range(3))
         self.prefix, self.kind = zip(*(split_tag(t) for t in self.tags), strict=True)
         self.single = np.array([p == "S" for p in self.prefix])
+        self.opens = np.array([p in ("B", "S") for p in self.prefix])
+        self.closes = np.array([p in ("E", "S") for p in self.prefix])
         # PT0-style tag -> its row of `keeps`: which of these tags it stands for (a last row
         # of all True for a tag this set lacks)
         lowest = [lowest_label(t) for t in self.tags]
@@ -96,35 +98,33 @@ class LevelDecoder:
                            count=len(phrases))
         return np.where(self.keeps[rows], emissions, emissions - DISAGREE)
 
-    def unit_scores(self, emissions: np.ndarray, spans: Sequence[tuple[int, int]],
+    def unit_scores(self, emissions: np.ndarray, spans: Sequence[tuple[int, int]] | np.ndarray,
                     first_level: bool | np.ndarray) -> np.ndarray:
         """emissions [n_words, K], the units' word spans -> unit emissions [n_units, K].
         Several sentences at once: their emissions laid end to end, the spans in those
-        rows, `first_level` one flag per unit."""
-        starts = np.array([a for a, _ in spans], dtype=np.intp).reshape(-1)
-        ends = np.array([b for _, b in spans], dtype=np.intp).reshape(-1)
-        size = ends - starts
-        scores = emissions[starts].astype(np.float64)              # one-word units: as is
-        multi = np.flatnonzero(size > 1)
+        rows ([n_units, 2]), `first_level` one flag per unit."""
+        bounds = np.asarray(spans, dtype=np.intp).reshape(-1, 2)
+        starts, ends = bounds[:, 0], bounds[:, 1]
+        k = len(self.tags)
+        # float64 rows with a last column of -inf: the word tag a unit tag lacks
+        rows = np.empty((len(emissions), k + 1))
+        rows[:, :k] = emissions
+        rows[:, k] = -np.inf
+        scores = rows[starts, :k]                                  # one-word units: as is
+        multi = np.flatnonzero(ends - starts > 1)
         if len(multi):
-            def tagged(rows: np.ndarray, word: np.ndarray) -> np.ndarray:
-                # rows [m, K] read at each unit tag's word tag (column k: a tag the set
-                # lacks, -inf)
-                return np.concatenate([rows, np.full((len(rows), 1), -np.inf)], axis=1)[:, word]
-
-            found = (tagged(scores[multi], self.first)
-                     + tagged(emissions[ends[multi] - 1].astype(np.float64), self.last))
-            long = size[multi] > 2
+            found = rows[np.ix_(starts[multi], self.first)]
+            found += rows[np.ix_(ends[multi] - 1, self.last)]
+            long = ends[multi] - starts[multi] > 2
             if long.any():
                 # words a+1 .. b-2 of each long unit, each on its inner tag: the sum of their
                 # rows read at the inner tag
                 a, b = starts[multi][long] + 1, ends[multi][long] - 1
                 at = np.concatenate([[0], np.cumsum(b - a)[:-1]])
                 inside = np.repeat(a - at, b - a) + np.arange(int((b - a).sum()))
-                sums = np.add.reduceat(emissions[inside].astype(np.float64), at, axis=0)
-                found[long] += tagged(sums, self.inner)
+                found[long] += np.add.reduceat(rows[inside], at, axis=0)[:, self.inner]
             scores[multi] = found
-        later = ~np.broadcast_to(np.asarray(first_level, dtype=bool), len(spans))
+        later = ~np.broadcast_to(np.asarray(first_level, dtype=bool), len(starts))
         scores[np.ix_(later, self.single)] = -np.inf
         return scores
 
@@ -142,42 +142,45 @@ class LevelDecoder:
 
     def level_spans(self, emissions: Sequence[np.ndarray], units: Sequence[Sequence[Unit]],
                     first_level: Sequence[bool]) -> list[list[Span]]:
-        """The phrases (label, first word, end) of each sentence's best level, decoded in
-        batched Viterbi passes (a pass of one sentence costs about as much as a pass of
-        hundreds) of at most GROUP_WORDS words, which bounds the memory of the unit
+        """The phrases (label, first word, end) of each sentence's best level."""
+        return self.edge_spans(emissions, [[0] + [extent(u)[1] for u in us] for us in units],
+                               first_level)
+
+    def edge_spans(self, emissions: Sequence[np.ndarray], edges: Sequence[Sequence[int]],
+                   first_level: Sequence[bool]) -> list[list[Span]]:
+        """`level_spans` of units given by their edges (`[0, end of unit 1, ..., n]`),
+        decoded in batched Viterbi passes (a pass of one sentence costs about as much as a
+        pass of hundreds) of at most GROUP_WORDS words, which bounds the memory of the unit
         scores."""
         out: list[list[Span]] = []
         for lo, hi in token_ranges([len(e) for e in emissions], GROUP_WORDS):
-            out += self._level_spans(emissions[lo:hi], units[lo:hi], first_level[lo:hi])
+            out += self._edge_spans(emissions[lo:hi], edges[lo:hi], first_level[lo:hi])
         return out
 
-    def _level_spans(self, emissions: Sequence[np.ndarray], units: Sequence[Sequence[Unit]],
-                     first_level: Sequence[bool]) -> list[list[Span]]:
-        spans = [[extent(u) for u in us] for us in units]
+    def _edge_spans(self, emissions: Sequence[np.ndarray], edges: Sequence[Sequence[int]],
+                    first_level: Sequence[bool]) -> list[list[Span]]:
         offsets = np.cumsum([0] + [len(e) for e in emissions[:-1]])
-        rows = [(a + o, b + o) for ss, o in zip(spans, offsets.tolist(), strict=True)
-                for a, b in ss]
-        first = np.repeat(np.asarray(first_level, dtype=bool), [len(s) for s in spans])
-        scores = self.unit_scores(np.concatenate(emissions), rows, first)
-        paths = self.decoder.decode_flat(scores, np.array([len(s) for s in spans])).tolist()
-        out, at = [], 0
-        prefix, kind = self.prefix, self.kind
-        for ss in spans:
-            found: list[Span] = []
-            start = 0
-            # a valid IOBES unit path (the decoder's constraints): B opens a phrase at its
-            # unit's first word, E closes it at its unit's end, S is a phrase of one unit
-            for (a, b), t in zip(ss, paths[at : at + len(ss)], strict=True):
-                p = prefix[t]
-                if p == "B":
-                    start = a
-                elif p == "E":
-                    found.append((kind[t], start, b))
-                elif p == "S":
-                    found.append((kind[t], a, b))
-            out.append(found)
-            at += len(ss)
-        return out
+        counts = np.array([len(e) - 1 for e in edges], dtype=np.intp)   # units
+        flat = np.fromiter((e + o for es, o in zip(edges, offsets.tolist(), strict=True)
+                            for e in es), dtype=np.intp, count=int(counts.sum()) + len(edges))
+        last = np.cumsum(counts + 1) - 1            # each sentence's closing edge in `flat`
+        starts = np.delete(flat, last)              # every unit's first word, and its end:
+        ends = np.delete(flat, last - counts)
+        first = np.repeat(np.asarray(first_level, dtype=bool), counts)
+        scores = self.unit_scores(np.concatenate(emissions), np.stack([starts, ends], 1), first)
+        paths = self.decoder.decode_flat(scores, counts)
+        # a valid IOBES unit path (the decoder's constraints): B and S open a phrase at
+        # their unit's first word, E and S close it at their unit's end, in turn
+        opens = np.flatnonzero(self.opens[paths])
+        closes = np.flatnonzero(self.closes[paths])
+        owner = np.repeat(np.arange(len(edges)), counts)[closes]
+        base = offsets[owner]
+        phrases = zip([self.kind[t] for t in paths[closes].tolist()],
+                      (starts[opens] - base).tolist(), (ends[closes] - base).tolist(),
+                      strict=True)
+        bounds = np.searchsorted(owner, np.arange(len(edges) + 1)).tolist()
+        found = list(phrases)
+        return [found[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
     def parse(self, n_words: int, scorer: LevelScorer) -> tuple[list[list[str]], Tree]:
         """Levels and tree of a sentence, each level's emissions asked of `scorer`."""
@@ -199,7 +202,7 @@ class LevelDecoder:
             raise ValueError(f"expected sentences of at least one word, got lengths "
                              f"{[n for n in lengths if n < 1][:5]}")
         levels: list[list[list[Span]]] = [[] for _ in lengths]
-        units: list[list[Unit]] = [list(range(n)) for n in lengths]
+        edges = [list(range(n + 1)) for n in lengths]  # the units: words, then nodes
         below = [["O"] * n for n in lengths]          # `level_features` of the levels so far
         active, k = list(range(len(lengths))), 0
         while active:
@@ -211,21 +214,20 @@ class LevelDecoder:
                                      f"{(lengths[i], len(self.tags))}, got shape "
                                      f"{emissions.shape}")
             still = []
-            decoded = self.level_spans(found, [units[i] for i in active],
-                                       [not levels[i] for i in active])
+            decoded = self.edge_spans(found, [edges[i] for i in active],
+                                      [not levels[i] for i in active])
             for i, spans in zip(active, decoded, strict=True):
                 if not spans:
                     continue
-                units[i] = collapse(units[i], spans)
                 levels[i].append(spans)
                 cover(below[i], spans)
-                if not (len(units[i]) == 1 and isinstance(units[i][0], Tree)):
+                inner = {e for _, a, b in spans for e in range(a + 1, b)}
+                edges[i] = [e for e in edges[i] if e not in inner]
+                if len(edges[i]) > 2 or spans[0][1:] != (0, lengths[i]):
                     still.append(i)
             active, k = still, k + 1
         out = []
-        for found, n, us in zip(levels, lengths, units, strict=True):
+        for found, n in zip(levels, lengths, strict=True):
             rooted = with_root(found, n)
-            if len(rooted) > len(found):              # the root level `with_root` added
-                us = collapse(us, rooted[-1])
-            out.append((rooted, node(ROOT, us)))
+            out.append((rooted, phrases_tree([p for spans in rooted for p in spans], n)))
         return out

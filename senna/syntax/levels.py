@@ -129,6 +129,34 @@ def levels_to_tree(levels: Sequence[Sequence[str]], n_words: int) -> Tree:
     return node(ROOT, units)
 
 
+def phrases_tree(phrases: Sequence[Span], n_words: int) -> Tree:
+    """Phrases of distinct, nested spans (a parse's levels: each new phrase is wider than
+    every node it groups) -> the tree under `TOP`: what `collapse` builds level by level,
+    in one pass over the phrases sorted outermost first."""
+    stack: list[tuple[str, int, int, list[Unit]]] = [(ROOT, 0, n_words, [])]
+    word = 0
+
+    def close(upto: int) -> None:
+        """Words before `upto` into the open nodes; the nodes that end by then closed."""
+        nonlocal word
+        while True:
+            label, start, end, children = stack[-1]
+            if end <= word and len(stack) > 1:
+                stack.pop()
+                stack[-1][3].append(Tree(label, tuple(children), start, end))
+            elif word < upto:
+                children.extend(range(word, min(upto, end)))
+                word = min(upto, end)
+            else:
+                return
+
+    for label, start, end in sorted(phrases, key=lambda p: (p[1], -p[2])):
+        close(start)
+        stack.append((label, start, end, []))
+    close(n_words)
+    return node(ROOT, stack[0][3])
+
+
 def with_root(levels: Sequence[Sequence[Span]], n_words: int,
               label: str = FALLBACK_ROOT) -> list[list[Span]]:
     """Levels (each one's phrases), plus one more with a `label` phrase over the whole
@@ -156,4 +184,8 @@ def cover(feature: list[str], spans: Sequence[tuple[str, int, int]]) -> None:
     """`level_features` after one more level: its phrases (`spans`) cover their words, in
     place (the parser adds each level as it finds it)."""
     for label, start, end in spans:
-        feature[start:end] = spans_to_tags([(label, 0, end - start)], end - start, "iobes")
+        if end - start == 1:
+            feature[start] = f"S-{label}"
+        else:
+            feature[start:end] = [f"B-{label}", *[f"I-{label}"] * (end - start - 2),
+                                  f"E-{label}"]
