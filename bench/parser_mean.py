@@ -43,15 +43,22 @@ def main() -> int:
     index = [{t: j for j, t in enumerate(m.tags.items)} for m in members]
     columns = [np.array([ix.get(t, 0) for t in first.tags.items]) for ix in index]
     has = np.array([[t in ix for t in first.tags.items] for ix in index])   # [members, K]
-    own = [m.level_scores for m in members]
+    own = [m._scorer for m in members]
 
-    def mean_scores(sentences, inputs):
-        found = [scores(sentences, inputs) for scores in own]
-        parts = list(zip(found, columns, has, strict=True))
-        return [sum(np.where(h, f[i][:, c], 0.0) for f, c, h in parts) / has.sum(0)
-                for i in range(len(sentences))]
+    def mean_scorer(sentences, cols, states, chunk):
+        # every member's level scorer of the same sentences (a network that reads the words
+        # once per sentence keeps what does not change between levels in its scorer)
+        scorers = [make(sentences, cols, states, chunk) for make in own]
 
-    first.level_scores = mean_scores
+        def scorer(level, which, below):
+            found = [score(level, which, below) for score in scorers]
+            parts = list(zip(found, columns, has, strict=True))
+            return [sum(np.where(h, f[i][:, c], 0.0) for f, c, h in parts) / has.sum(0)
+                    for i in range(len(which))]
+
+        return scorer
+
+    first._scorer = mean_scorer
     gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
     root = default_model_dir()
     inputs = predict_inputs([("pos", str(root / "pos")), ("pt0", str(root / "pt0"))], gold,
