@@ -140,6 +140,10 @@ def test_phrases_tree_puts_words_between_and_after_phrases() -> None:
     assert tree == node("TOP", [node("VP", [0, node("NP", [1, 2]), 3]), 4,
                                 node("ADVP", [5]), 6])
     assert phrases_tree([], 2) == node("TOP", [0, 1])
+    with pytest.raises(ValueError, match="crosses"):
+        phrases_tree([("NP", 0, 3), ("VP", 2, 5)], 5)
+    with pytest.raises(ValueError, match="leaves"):
+        phrases_tree([("NP", 1, 3)], 2)
 
 
 def test_collapse_groups_whole_units() -> None:

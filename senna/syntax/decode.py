@@ -202,7 +202,7 @@ class LevelDecoder:
             raise ValueError(f"expected sentences of at least one word, got lengths "
                              f"{[n for n in lengths if n < 1][:5]}")
         levels: list[list[list[Span]]] = [[] for _ in lengths]
-        edges = [list(range(n + 1)) for n in lengths]  # the units: words, then nodes
+        edges = [list(range(n + 1)) for n in lengths]  # [0, end of each unit]: words first
         below = [["O"] * n for n in lengths]          # `level_features` of the levels so far
         active, k = list(range(len(lengths))), 0
         while active:

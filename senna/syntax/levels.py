@@ -152,6 +152,9 @@ def phrases_tree(phrases: Sequence[Span], n_words: int) -> Tree:
 
     for label, start, end in sorted(phrases, key=lambda p: (p[1], -p[2])):
         close(start)
+        if end > stack[-1][2] or not 0 <= start < end:
+            raise ValueError(f"phrase {(label, start, end)} crosses {stack[-1][:3]} or leaves "
+                             f"the sentence's {n_words} words (expected nested phrases)")
         stack.append((label, start, end, []))
     close(n_words)
     return node(ROOT, stack[0][3])
