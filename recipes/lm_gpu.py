@@ -1,8 +1,9 @@
 """The ranking language model on one GPU, from a corpus small enough to travel to it.
 
     python recipes/lm_gpu.py pack [--corpus runs/lm/corpus] [--tokens 40M] [--part 0]  # here
-    python recipes/lm_gpu.py unpack                                          # there
+    python recipes/lm_gpu.py unpack [--src .gpu/corpus] [--dst runs/lm-gpu/corpus]   # there
     bash recipes/lm-gpu.sh                                                   # there: all of it
+    bash recipes/lm-gpu-langs.sh      # there: Spanish and Dutch from random weights (see it)
 
 Why a slice: the `device` tool's GPU machine is reached only through a copy of the working tree
 (64 MiB with the repository), so the prepared corpus (`senna lm prepare`, 133M words, 540 MB
@@ -100,12 +101,15 @@ def main() -> int:
     pk.add_argument("--tokens", type=_number, default=40_000_000)
     pk.add_argument("--part", type=int, default=0,
                     help="which slice of that size (0, 1, ...: each call can read another)")
-    sub.add_parser("unpack")
+    pk.add_argument("--out", type=Path, default=PACKED, help="packed folder (carry it)")
+    up = sub.add_parser("unpack")
+    up.add_argument("--src", type=Path, default=PACKED, help="packed folder")
+    up.add_argument("--dst", type=Path, default=UNPACKED, help="prepared corpus to write")
     a = p.parse_args()
     if a.command == "pack":
-        pack(a.corpus, a.size, a.tokens, part=a.part)
+        pack(a.corpus, a.size, a.tokens, out=a.out, part=a.part)
     else:
-        unpack()
+        unpack(a.src, a.dst)
     return 0
 
 
