@@ -43,7 +43,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver \
-	embeddings-es embeddings-nl ner-es ner-nl psg table12 table12-predicted
+	embeddings-es embeddings-nl ner-es ner-nl psg psg-pt0 table12 table12-predicted
 
 # PT0 and VBS last: under -j2 they would wait for CHUNK's jackknife folds while NER's and
 # SRL's steps can run.
@@ -64,6 +64,8 @@ $(MODELS)/%/weights.npz: $(MODELS)/%/history.json
 	$(SENNA) compact $(@D) $(COMPACT)
 # A BiLSTM's matrices are half its size: float16 too (dev scores unchanged to the digit).
 $(MODELS)/nl/ner/weights.npz $(MODELS)/psg/weights.npz: COMPACT += --weights float16
+# (private: not passed on to what it needs first, the POS tagger)
+$(MODELS)/psg/pt0/weights.npz: private COMPACT += --weights float16
 
 # --- POS and the taggers that read its tags --------------------------------------------
 
@@ -75,10 +77,14 @@ $(MODELS)/vbs/history.json: recipes/vbs.json $(MODELS)/pos/weights.npz $(EMBEDDI
 	$(JACKKNIFE) $(SENNA) train --config recipes/vbs.json --out $(@D) $(VBS_POS)
 
 # The parser: the level network, trained on the trees' gold POS tags (at run time it reads
-# the POS tagger's).
-psg: $(MODELS)/psg/weights.npz
+# the POS tagger's), and its own PT0 tagger (a BiLSTM, in its folder's pt0/), whose phrases
+# its first level keeps.
+psg: $(MODELS)/psg/weights.npz $(MODELS)/psg/pt0/weights.npz
+psg-pt0: $(MODELS)/psg/pt0/weights.npz
 $(MODELS)/psg/history.json: recipes/psg.json $(EMBEDDINGS)
 	$(SENNA) train --config recipes/psg.json --out $(@D)
+$(MODELS)/psg/pt0/history.json: recipes/psg-pt0.json $(MODELS)/pos/weights.npz $(EMBEDDINGS)
+	$(SENNA) train --config recipes/psg-pt0.json --out $(@D) --predicted-columns pos=$(MODELS)/pos
 
 # CHUNK and PT0 are each shipped from a run trained jointly with POS and each other.
 JOINT := recipes/pos.json recipes/chunk.json recipes/pt0.json $(SHIPPED)/pos/weights.npz \

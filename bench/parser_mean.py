@@ -9,7 +9,10 @@ Members trained on different sentences may know different tags: a tag is average
 the members that know it, in the first member's tag set.
 
 POS and the first level's PT0 phrases come from the shipped taggers, as `senna -psg` parses
-(`senna evaluate --model DIR --data ewt.dev.gold_conll` for one parser prints the same F1).
+(`senna evaluate --model DIR --data ewt.dev.gold_conll` for one parser prints the same F1);
+`--pt0 DIR` takes the first level's phrases from another PT0 tagger (one parser given: that
+parser alone with that tagger); a parser with its own PT0 tagger (`psg/pt0/`) uses that one
+unless `--pt0` is given.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from senna.syntax.tree import conll_to_tree
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
+    ap.add_argument("--pt0", help="the PT0 tagger whose phrases the first level keeps "
+                                   "(default: the first parser's own, else the shipped one)")
     ap.add_argument("parsers", nargs="+", help="psg model folders; the first one's tag set is used")
     a = ap.parse_args()
     members = [load_tagger(p) for p in a.parsers]
@@ -61,13 +66,16 @@ def main() -> int:
     first._scorer = mean_scorer
     gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
     root = default_model_dir()
-    inputs = predict_inputs([("pos", str(root / "pos")), ("pt0", str(root / "pt0"))], gold,
-                            a.parsers[0])
+    if a.pt0:
+        first.first_tagger = None   # the parsers read the column given
+    pt0 = a.pt0 or ("its own" if first.first_tagger else str(root / "pt0"))
+    inputs = predict_inputs([("pos", str(root / "pos"))]
+                            + ([] if first.first_tagger else [("pt0", pt0)]), gold, a.parsers[0])
     trees = first.parse([s.words for s in inputs], [s.columns for s in inputs])
     score = bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold],
                            [unchain(t) for t in trees], [s.columns["pos"] for s in gold])
-    print(f"{' + '.join(a.parsers)}: bracket F1 {score.f1:.2f} (P {score.precision:.2f}, "
-          f"R {score.recall:.2f})")
+    print(f"{' + '.join(a.parsers)} (PT0 {pt0}): bracket F1 {score.f1:.2f} "
+          f"(P {score.precision:.2f}, R {score.recall:.2f})")
     return 0
 
 

@@ -44,7 +44,7 @@ def to_go(target: float, now: float) -> str:
 def parser_row(root: Path, data: Path) -> tuple[float, float]:
     """The parser's row: labelled bracket F1 on EWT dev trees, from the file's POS tags and
     from the shipped POS tagger's (as `senna -psg` parses); a parser whose first level keeps
-    PT0's phrases reads the shipped PT0 tagger's, from those POS tags."""
+    PT0's phrases reads its own PT0 tagger's (else the shipped one's), from those POS tags."""
     from senna.cli.evaluate import tree_scores
     from senna.tasks import get_task
 
@@ -53,8 +53,10 @@ def parser_row(root: Path, data: Path) -> tuple[float, float]:
     gold_file = str(data / "ewt" / "ewt.dev.gold_conll")
     gold, pred = (tree_scores(get_task("psg"), gold_file, str(root / "psg"), gold_inputs=g).f1
                   for g in (True, False))
-    if model_config(root / "psg").get("first_level"):
-        feats += f"; {model_config(root / 'psg')['first_level'].upper()}'s phrases"
+    first = model_config(root / "psg").get("first_level")
+    if first:
+        whose = "its own " if (root / "psg" / first).is_dir() else ""
+        feats += f"; {whose}{first.upper()} tagger's phrases"
     print(f"| PSG | {feats} | ewt.dev.gold_conll (bracket F1) | {gold:.2f} "
           f"| {pred:.2f} (predicted POS) | {time.perf_counter() - t0:.1f} |")
     return pred, gold

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 from senna.cli import evaluate as cli_evaluate  # noqa: E402
 from senna.cli import tag as cli_tag  # noqa: E402
 from senna.features import Batch  # noqa: E402
-from senna.io.checkpoint import load_model  # noqa: E402
+from senna.io.checkpoint import ModelError, load_model  # noqa: E402
 from senna.io.conll import guess_format, read_dataset, read_gold_conll  # noqa: E402
 from senna.nn.networks import weights_of  # noqa: E402
 from senna.runtime.parser import ParserModel  # noqa: E402
@@ -234,6 +234,36 @@ def test_a_parser_keeping_pt0s_phrases_runs_pt0_first_and_keeps_them(models, psg
     with pytest.raises(ValueError, match="keeps the phrases of the pt0 tagger: give each "
                                          "sentence its 'pt0' column"):
         parser.parse(words, [{"pos": c["pos"]} for c in columns])
+
+
+def test_a_parser_with_its_own_pt0_tagger_tags_its_first_level_itself(models, psg_dir,
+                                                                      tmp_path):
+    """`psg/pt0/`: the parser's own PT0 tagger, run by the parser (the pipeline runs no
+    PT0 for it); its trees are those of the same parser given that tagger's column."""
+    from senna.runtime.ensemble import load_tagger
+
+    root = tmp_path / "models"
+    shutil.copytree(models, root, ignore=shutil.ignore_patterns("pt0"))
+    own = keeping_pt0(psg_dir, root / "psg")
+    shutil.copytree(models / "pt0", own / "pt0")
+    parser = load_tagger(own)
+    assert parser.first_tagger is not None and parser.first_tagger.task == "pt0"
+    pipe = Pipeline(root, tasks="psg")
+    assert "pt0" not in pipe.order   # no shipped PT0 needed: there is none in `root`
+    words = [SENTENCE.split(), "He said ( quietly ) no .".split(), ["Yes"]]
+    columns, _ = pipe.annotate(words)
+    given = [{"pos": c["pos"], "pt0": t}
+             for c, t in zip(columns, load_tagger(models / "pt0").predict(
+                 words, [{"pos": c["pos"]} for c in columns]), strict=True)]
+    alone = ParserModel.load(keeping_pt0(psg_dir, tmp_path / "alone"))
+    assert [c["psg"] for c in columns] == alone.predict(words, given)
+    assert parser.parse(words, [{"pos": c["pos"]} for c in columns]) == \
+        alone.parse(words, given)   # no PT0 column needed
+    shutil.rmtree(own / "pt0")
+    shutil.copytree(models / "pos", own / "pt0")
+    with pytest.raises(ModelError, match="a pos model where the parser's first level needs "
+                                         "a pt0 tagger"):
+        load_tagger(own)
 
 
 def test_a_parser_predicts_the_tree_column_of_training_data(psg_dir):

@@ -134,7 +134,8 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
     column of `pred`, a predicted file of the same sentences.  The POS tags the model reads
     are predicted as at run time (by the models its training predicted them with, else the
     shipped POS tagger), or the file's with `gold_inputs`; a parser whose first level keeps
-    the PT0 tagger's phrases gets them from the shipped PT0 tagger, reading those POS."""
+    the PT0 tagger's phrases gets them from its own PT0 tagger if it has one, else from the
+    shipped one, reading those POS."""
     from senna.io.conll import read_gold_conll
     from senna.syntax.levels import unchain
     from senna.syntax.score import bracket_scores
@@ -150,7 +151,7 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
         parser = load_tagger(model)
         model_task(task.name, parser, model)
         inputs = gold if gold_inputs else runtime_inputs(parser, task, gold, model)
-        if parser.first_level:
+        if parser.first_level and parser.first_tagger is None:
             from senna.runtime.pipeline import default_model_dir
             inputs = predict_inputs([(parser.first_level,
                                       str(default_model_dir() / parser.first_level))],
@@ -176,9 +177,10 @@ def main(argv: list[str]) -> int:
         if a.model:
             from senna.io.checkpoint import read_config
             first = read_config(Path(a.model)).get("first_level")
+            whose = "parser's own" if first and (Path(a.model) / first).is_dir() else "shipped"
             print(f"senna: parsed from {'the file' if a.gold_inputs else 'predicted'} POS tags"
                   + ("" if a.gold_inputs else " (as at run time; --gold-inputs: the file's)")
-                  + (f", the first level keeping the phrases of the shipped {first.upper()} "
+                  + (f", the first level keeping the phrases of the {whose} {first.upper()} "
                      "tagger" if first else ""), file=sys.stderr)
         return 0
     model, recorded = None, {}

@@ -56,7 +56,7 @@ def load_tagger(path: str | os.PathLike) -> TaskModel:
         if (path / ENSEMBLE_FILE).exists():
             raise ModelError(f"{path}: an ensemble of {task.name} models (not built: the "
                              "parser runs one model)")
-        return ParserModel.load(path)
+        return ParserModel.load(path, load_tagger)
     return EnsembleModel.load(path) if (path / ENSEMBLE_FILE).exists() else TaskModel.load(path)
 
 

@@ -11,7 +11,11 @@ sentence-approach network measures its second distance from the first word, as i
 A parser saved with `first_level` "pt0" keeps the PT0 tagger's phrases on its first level
 (level 0 is PT0) and chooses only their unary chains (`LevelDecoder.keeping`): the PT0
 tagger, trained for that level alone on predicted POS, finds its phrases better than the
-level network does, and every later level builds on them.  The pipeline runs PT0 first.
+level network does, and every later level builds on them.  The pipeline runs PT0 first,
+unless the parser's folder holds a tagger of its own for that level (a subfolder named
+after the task, `psg/pt0/`): then the parser tags the first level itself, from the words
+and the POS tags it reads anyway, and the pipeline's PT0 column (if any) is left to the
+tasks that read it.
 
 A BiLSTM level network with `level_hidden` reads the words once per sentence
 (`kernels.sentence_states`) and only its small second BiLSTM level after level
@@ -21,12 +25,14 @@ which bounds what is kept of them between levels.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 
 from senna.features import Batch
-from senna.io.checkpoint import SavedModel
+from senna.io.checkpoint import ModelError, SavedModel, load_model
 from senna.runtime import kernels
 from senna.runtime.chars import bound
 from senna.runtime.model import TaskModel
@@ -67,11 +73,30 @@ class ParserModel(TaskModel):
     """A psg model: `parse` gives trees, `predict` their CoNLL parse cells (the runtime's
     psg column: `(TOP(S(NP*`, `*)`, ...), chains split, under a `TOP` root."""
 
-    def __init__(self, saved: SavedModel):
+    def __init__(self, saved: SavedModel, first_tagger: TaskModel | None = None):
         super().__init__(saved)
         self.levels = LevelDecoder(self.tags.items)
-        # the tagger (pt0) whose phrases the first level keeps, or None: its own
+        # the task (pt0) whose phrases the first level keeps, or None: its own
         self.first_level: str | None = saved.info.get("first_level")
+        # the parser's own tagger of that task, or None: the pipeline's column is read
+        self.first_tagger = first_tagger
+
+    @classmethod
+    def load(cls, path: str | os.PathLike,
+             load_tagger: Callable[[Path], TaskModel] = TaskModel.load) -> ParserModel:
+        """A parser folder; a subfolder named after its `first_level` task is its own
+        tagger for that level, loaded with `load_tagger` (`senna.runtime.ensemble`'s
+        loads an ensemble there too)."""
+        saved = load_model(path, shared_tables=True)
+        first = saved.info.get("first_level")
+        own = Path(path) / first if first else None
+        if own is None or not own.is_dir():
+            return cls(saved)
+        tagger = load_tagger(own)
+        if tagger.task != first:
+            raise ModelError(f"{own}: a {tagger.task} model where the parser's first level "
+                             f"needs a {first} tagger")
+        return cls(saved, tagger)
 
     def level_scores(self, sentences: Sequence[Sequence[str]], columns: Sequence[Columns]
                      ) -> list[np.ndarray]:
@@ -100,6 +125,9 @@ class ParserModel(TaskModel):
         reads, level by level (the states training explores, `senna.train.explore`)."""
         cols = columns or [{}] * len(sentences)
         first = self.first_level
+        if self.first_tagger is not None:
+            tags = self.first_tagger.predict(sentences, cols)
+            cols = [{**c, first: t} for c, t in zip(cols, tags, strict=True)]
         if first and any(first not in c for c in cols):
             raise ValueError(f"this parser's first level keeps the phrases of the {first} "
                              f"tagger: give each sentence its {first!r} column")

@@ -308,8 +308,8 @@ class Pipeline:
             deps.append(dep)
         if model.featurizer.of_kind(LevelFeature):   # '+levels': the parser's tree
             deps.append(ALIASES[TREE])
-        if getattr(model, "first_level", None):   # the parser keeps PT0's phrases
-            deps.append(model.first_level)
+        if getattr(model, "first_level", None) and model.first_tagger is None:
+            deps.append(model.first_level)   # the parser keeps PT0's phrases
         return deps
 
     def annotate(self, sentences: Sequence[Sequence[str]],

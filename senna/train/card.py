@@ -21,8 +21,8 @@ MAKE_RECIPES = {"pos": "recipes/pos.json", "chunk": "recipes/chunk-pt0.json",
                 "pt0": "recipes/pt0-joint.json", "ner": "recipes/ner-silver.json",
                 "srl": "recipes/srl-lm.json", "vbs": "recipes/vbs.json",
                 "ner-es": "recipes/ner-es.json", "ner-nl": "recipes/ner-nl.json",
-                "psg": "recipes/psg.json"}
-MAKE_FOLDERS = {"ner-es": "es/ner", "ner-nl": "nl/ner"}
+                "psg": "recipes/psg.json", "psg-pt0": "recipes/psg-pt0.json"}
+MAKE_FOLDERS = {"ner-es": "es/ner", "ner-nl": "nl/ner", "psg-pt0": "psg/pt0"}
 SHIPPED_DIR = Path("senna/models")
 # The scripts the Makefile replaced, as models trained before it record their command.
 REPLACED_SCRIPT = re.compile(r"bash recipes/(?:silver|train_all)\.sh (\w+)")
@@ -221,10 +221,10 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
               "trained without the fold it tags)" if cfg.get("jackknife") else "")
            + ": the dev scores below are with those predicted inputs"]
           if cfg.get("predicted_columns") else []),
-        *(["- At run time its first level keeps the phrases of the "
-           f"{config['first_level'].upper()} tagger, which the pipeline runs first; the "
-           "network chooses their unary chains "
-           "(`first_level`)"] if config.get("first_level") else []),
+        *([f"- At run time its first level keeps the phrases of a {first.upper()} tagger: "
+           f"its own, in its folder's `{first}/` (with its own card), or else the "
+           "pipeline's, run first; the network chooses their unary chains "
+           "(`first_level`)"] if (first := config.get("first_level")) else []),
         *([f"- Trained also on its own mistakes: the level states that {cfg['explore']} "
            "parsers, each trained without one fold of the training trees, reach off the gold "
            "path on that fold, each with the gold phrases still buildable from it "
