@@ -176,8 +176,9 @@ def main(argv: list[str]) -> int:
                                                      a.gold_inputs)))
         if a.model:
             from senna.io.checkpoint import read_config
+            from senna.runtime.parser import own_first_level
             first = read_config(Path(a.model)).get("first_level")
-            whose = "parser's own" if first and (Path(a.model) / first).is_dir() else "shipped"
+            whose = "parser's own" if own_first_level(a.model, first) else "shipped"
             print(f"senna: parsed from {'the file' if a.gold_inputs else 'predicted'} POS tags"
                   + ("" if a.gold_inputs else " (as at run time; --gold-inputs: the file's)")
                   + (f", the first level keeping the phrases of the {whose} {first.upper()} "

@@ -69,6 +69,13 @@ def _groups(lengths: Sequence[int], cells: int) -> list[list[int]]:
     return groups
 
 
+def own_first_level(path: str | os.PathLike, first: str | None) -> Path | None:
+    """The parser folder's own tagger for its first level's task `first` (the subfolder
+    `path/<first>/`), or None: the pipeline's column is read."""
+    own = Path(path) / first if first else None
+    return own if own is not None and own.is_dir() else None
+
+
 class ParserModel(TaskModel):
     """A psg model: `parse` gives trees, `predict` their CoNLL parse cells (the runtime's
     psg column: `(TOP(S(NP*`, `*)`, ...), chains split, under a `TOP` root."""
@@ -89,8 +96,8 @@ class ParserModel(TaskModel):
         loads an ensemble there too)."""
         saved = load_model(path, shared_tables=True)
         first = saved.info.get("first_level")
-        own = Path(path) / first if first else None
-        if own is None or not own.is_dir():
+        own = own_first_level(path, first)
+        if own is None:
             return cls(saved)
         tagger = load_tagger(own)
         if tagger.task != first:
