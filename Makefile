@@ -43,7 +43,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver \
-	embeddings-es embeddings-nl ner-es ner-nl psg psg-pt0 table12 table12-predicted
+	embeddings-es embeddings-nl ner-es ner-nl psg psg-pt0 psg-nml table12 table12-predicted
 
 # PT0 and VBS last: under -j2 they would wait for CHUNK's jackknife folds while NER's and
 # SRL's steps can run.
@@ -65,7 +65,7 @@ $(MODELS)/%/weights.npz: $(MODELS)/%/history.json
 # A BiLSTM's matrices are half its size: float16 too (dev scores unchanged to the digit).
 $(MODELS)/nl/ner/weights.npz $(MODELS)/psg/weights.npz: COMPACT += --weights float16
 # (private: not passed on to what it needs first, the POS tagger)
-$(MODELS)/psg/pt0/weights.npz: private COMPACT += --weights float16
+$(MODELS)/psg/pt0/weights.npz $(MODELS)/psg/nml/weights.npz: private COMPACT += --weights float16
 
 # --- POS and the taggers that read its tags --------------------------------------------
 
@@ -79,12 +79,19 @@ $(MODELS)/vbs/history.json: recipes/vbs.json $(MODELS)/pos/weights.npz $(EMBEDDI
 # The parser: the level network, trained on the trees' gold POS tags (at run time it reads
 # the POS tagger's), and its own PT0 tagger (a BiLSTM, in its folder's pt0/), whose phrases
 # its first level keeps.
-psg: $(MODELS)/psg/weights.npz $(MODELS)/psg/pt0/weights.npz
+psg: $(MODELS)/psg/weights.npz $(MODELS)/psg/pt0/weights.npz $(MODELS)/psg/nml/weights.npz
 psg-pt0: $(MODELS)/psg/pt0/weights.npz
+psg-nml: $(MODELS)/psg/nml/weights.npz
 $(MODELS)/psg/history.json: recipes/psg.json $(EMBEDDINGS)
 	$(SENNA) train --config recipes/psg.json --out $(@D)
 $(MODELS)/psg/pt0/history.json: recipes/psg-pt0.json $(MODELS)/pos/weights.npz $(EMBEDDINGS)
 	$(SENNA) train --config recipes/psg-pt0.json --out $(@D) --predicted-columns pos=$(MODELS)/pos
+# the NML nodes the levels flatten: the EWT trees' outermost ones as a tagger's files
+runs/nml/ewt.train.nml runs/nml/ewt.dev.nml &: recipes/nml_data.py | runs
+	$(PYTHON) recipes/nml_data.py --data $(DATA) --out runs/nml
+$(MODELS)/psg/nml/history.json: recipes/psg-nml.json runs/nml/ewt.train.nml runs/nml/ewt.dev.nml \
+		$(MODELS)/pos/weights.npz $(EMBEDDINGS)
+	$(SENNA) train --config recipes/psg-nml.json --out $(@D) --predicted-columns pos=$(MODELS)/pos
 
 # CHUNK and PT0 are each shipped from a run trained jointly with POS and each other.
 JOINT := recipes/pos.json recipes/chunk.json recipes/pt0.json $(SHIPPED)/pos/weights.npz \

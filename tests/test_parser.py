@@ -30,6 +30,7 @@ from senna.syntax.levels import (  # noqa: E402
     levels_to_tree,
     normalise,
     tree_to_levels,
+    unchain,
 )
 from senna.syntax.tree import (  # noqa: E402
     ROOT,
@@ -266,6 +267,48 @@ def test_a_parser_with_its_own_pt0_tagger_tags_its_first_level_itself(models, ps
         load_tagger(own)
 
 
+def test_a_parser_with_an_nml_tagger_puts_its_phrases_back(models, psg_dir, tmp_path):
+    """`psg/nml/`: a tagger of the NML nodes the levels flatten; the parser's trees are
+    those of the parser alone with that tagger's phrases inserted (`insert_phrases`)."""
+    from conftest import tiny_model
+
+    from senna.io.checkpoint import save_model
+    from senna.runtime.ensemble import load_tagger
+    from senna.syntax.levels import insert_phrases
+    from senna.tags import tags_to_spans
+    from senna.tasks import declare, task_record
+
+    tags = ["B-NML", "E-NML", "I-NML", "O", "S-NML"]
+    nml = tiny_model("nml", tags, ("pos",), seed=7)
+    nml.weights["l2.bias"][:] = [0, 0, 0, 0, 50]   # a node over every word, where it fits
+    nml.info["task_spec"] = task_record(declare("nml", "word,pos,nml", "iobes"))
+    own = tmp_path / "psg"
+    shutil.copytree(psg_dir, own)
+    save_model(own / "nml", nml)
+    parser = load_tagger(own)
+    assert list(parser.flattened) == ["NML"] and parser.flattened["NML"].task == "nml"
+    alone = load_tagger(psg_dir)
+    words = [SENTENCE.split(), "He said ( quietly ) no .".split(), ["Yes"]]
+    columns = [{"pos": ["NN"] * len(w)} for w in words]
+    found = parser.flattened["NML"].predict(words, columns)
+    expected = [insert_phrases(t, tags_to_spans(f))
+                for t, f in zip(alone.parse(words, columns), found, strict=True)]
+    trees = parser.parse(words, columns)
+    assert trees == expected and trees != alone.parse(words, columns)
+    assert any(t.label == "NML" for tree in trees for t in tree.nodes())
+    root = tmp_path / "models"
+    shutil.copytree(models, root)
+    shutil.copytree(own, root / "psg")
+    out, _ = Pipeline(root, tasks="psg").annotate(words)
+    assert [c["psg"] for c in out] == [tree_to_conll(unchain(t)) for t in parser.parse(
+        words, [{"pos": c["pos"]} for c in out])]
+    shutil.rmtree(own / "nml")
+    shutil.copytree(models / "pos", own / "nml")
+    with pytest.raises(ModelError, match="a pos model where the parser's NML nodes need an? "
+                                         "nml tagger"):
+        load_tagger(own)
+
+
 def test_a_parser_predicts_the_tree_column_of_training_data(psg_dir):
     """`--predicted-columns psg=DIR`: the training sentences' trees come from the parser
     (levels decoded as at run time), not from its network read as a one-level tagger."""
@@ -351,14 +394,19 @@ def test_column_to_brackets_joins_trees_under_one_root():
         column_to_brackets(["(S*)", "(S*)"], ["a", "b"], ["X", "X"])
 
 
-def test_evaluate_prints_labelled_bracket_scores(psg_dir, capsys):
+def test_evaluate_prints_labelled_bracket_scores(psg_dir, capsys, tmp_path):
     assert cli_evaluate.main(["--task", "psg", "--pred", str(GOLD), "--data", str(GOLD)]) == 0
     assert "Bracketing FMeasure       = 100.00" in capsys.readouterr().out
+    pred = tmp_path / "pred.gold_conll"
     assert cli_evaluate.main(["--task", "psg", "--model", str(psg_dir), "--data",
-                              str(GOLD)]) == 0
+                              str(GOLD), "--out", str(pred)]) == 0
     out = capsys.readouterr().out
     f1 = float(out.split("Bracketing FMeasure")[1].split("=")[1].split()[0])
     assert 0 < f1 < 100
+    # --out: the gold file with the model's trees, which --pred scores the same
+    assert [s.words for s in read_gold_conll(pred)] == [s.words for s in read_gold_conll(GOLD)]
+    assert cli_evaluate.main(["--task", "psg", "--pred", str(pred), "--data", str(GOLD)]) == 0
+    assert capsys.readouterr().out == out
 
 
 def test_evaluate_parses_from_the_pos_tags_the_runtime_reads(psg_dir, capsys):

@@ -11,6 +11,8 @@ from conftest import FIX
 from senna.io.conll import DataFormatError, read_gold_conll, read_pt0
 from senna.syntax.levels import (
     collapse,
+    flattened_spans,
+    insert_phrases,
     level_features,
     levels_to_tree,
     normalise,
@@ -118,6 +120,34 @@ def test_unary_chains_nml_and_several_root_children() -> None:
     assert unchain(norm) == brackets_to_tree(flat_nml)[0]
 
 
+def test_nml_nodes_flattened_and_put_back() -> None:
+    tree, _, _ = brackets_to_tree(
+        "(TOP (S (VP (VB Go) (NP (NML (NN ice) (NN cream)) (NN shop)))) (NP (NP (NN now))))")
+    spans = flattened_spans(tree, "NML")
+    assert spans == [("NML", 1, 3)]
+    assert insert_phrases(unchain(normalise(tree)), spans) == tree
+    flat = unchain(normalise(tree))
+    assert insert_phrases(flat, []) == flat
+    # left out: cutting through the NP, covering all of the root's children
+    for span in [("NML", 0, 2), ("NML", 0, 5)]:
+        assert insert_phrases(flat, [span]) == flat
+    assert insert_phrases(flat, [("NML", 2, 4)]) == brackets_to_tree(
+        "(TOP (S (VP (VB Go) (NP (NN ice) (NML (NN cream) (NN shop))))) (NP (NP (NN now))))")[0]
+    # one child phrase gets a unary node over it (the highest of a chain); one word a node
+    assert insert_phrases(flat, [("NML", 4, 5)]) == \
+        brackets_to_tree("(TOP (S (VP (VB Go) (NP (NN ice) (NN cream) (NN shop)))) "
+                         "(NML (NP (NP (NN now)))))")[0]
+    assert ("NML", 3, 4) in insert_phrases(flat, [("NML", 3, 4)]).brackets()
+
+
+def test_nested_nml_nodes_keep_the_outermost() -> None:
+    tree, _, _ = brackets_to_tree("(TOP (NP (NML (NML (NNP New) (NNP York)) (NNP State)) "
+                                  "(NN law)))")
+    assert flattened_spans(tree, "NML") == [("NML", 0, 3)]
+    back = insert_phrases(unchain(normalise(tree)), flattened_spans(tree, "NML"))
+    assert back.brackets() == [("TOP", 0, 4), ("NP", 0, 4), ("NML", 0, 3)]
+
+
 @pytest.mark.parametrize("levels, message", [
     ([["B-NP", "E-NP", "O"], ["O", "B-VP", "E-VP"]], "cuts through"),
     ([["B-NP", "E-NP", "O"], ["B-S", "E-S", "O"]], "only wraps the phrase 'NP'"),
@@ -170,6 +200,18 @@ def test_level_zero_is_pt0_on_ewt_dev(data_dir) -> None:
         level0 = tree_to_levels(normalise(tree))[0]
         lowest = [t.split("-", 1)[0] + "-" + t.split("#")[-1] if "#" in t else t for t in level0]
         assert lowest == sentence.columns["pt0"]
+
+
+def test_nml_nodes_put_back_on_ewt_train(data_dir) -> None:
+    """Every training tree whose NML nodes are all outermost is rebuilt from its levels
+    and those nodes (one is not: an NML over all of an NP's children)."""
+    rebuilt = differ = 0
+    for tree in _trees(data_dir / "ewt" / "ewt.train.gold_conll"):
+        spans = flattened_spans(tree, "NML")
+        if spans and len(spans) == sum(t.label == "NML" for t in tree.nodes()):
+            back = insert_phrases(unchain(normalise(tree)), spans)
+            rebuilt, differ = rebuilt + (back == tree), differ + (back != tree)
+    assert rebuilt > 1000 and differ <= 1
 
 
 def test_levels_round_trip_on_ewt_train(data_dir) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -127,15 +128,32 @@ def runtime_inputs(model, task: TaskSpec, sentences: list, model_path: str) -> l
     return predict_inputs(list(spec.items()), sentences, model_path)
 
 
+def write_parse_column(gold_path: str, trees: Sequence, out: str) -> None:
+    """A `.gold_conll` file written again, line for line, with each sentence's parse cells
+    (its sixth column) those of `trees` (one per sentence, in order)."""
+    from senna.syntax.tree import tree_to_conll
+
+    cells = iter([c for tree in trees for c in tree_to_conll(tree)])
+    lines = Path(gold_path).read_text(encoding="utf-8").splitlines()
+    with open(out, "w", encoding="utf-8") as f:
+        for line in lines:
+            if line.strip():
+                fields = line.split("\t")
+                fields[5] = next(cells)
+                line = "\t".join(fields)
+            f.write(line + "\n")
+
+
 def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
-                pred: str | None = None, gold_inputs: bool = False):
+                pred: str | None = None, gold_inputs: bool = False, out: str | None = None):
     """The parser's labelled bracket scores (senna.syntax.score, evalb's COLLINS.prm) on an
     OntoNotes .gold_conll file: the trees of `model` from the file's words, or the parse
     column of `pred`, a predicted file of the same sentences.  The POS tags the model reads
     are predicted as at run time (by the models its training predicted them with, else the
     shipped POS tagger), or the file's with `gold_inputs`; a parser whose first level keeps
     the PT0 tagger's phrases gets them from its own PT0 tagger if it has one, else from the
-    shipped one, reading those POS."""
+    shipped one, reading those POS.  `out`: the gold file written again with the model's
+    trees in its parse column (a file `pred` can score)."""
     from senna.io.conll import read_gold_conll
     from senna.syntax.levels import unchain
     from senna.syntax.score import bracket_scores
@@ -158,6 +176,8 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
                                     inputs, model)
         test = [unchain(t) for t in parser.parse([s.words for s in inputs],
                                                  [s.columns for s in inputs])]
+        if out:
+            write_parse_column(gold_path, test, out)
     return bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold], test,
                           [s.columns["pos"] for s in gold])
 
@@ -173,7 +193,7 @@ def main(argv: list[str]) -> int:
     if named and get_task(named).tree:
         from senna.syntax.score import format_brackets
         sys.stdout.write(format_brackets(tree_scores(get_task(named), a.gold, a.model, a.pred,
-                                                     a.gold_inputs)))
+                                                     a.gold_inputs, a.out)))
         if a.model:
             from senna.io.checkpoint import read_config
             from senna.runtime.parser import own_first_level

@@ -17,6 +17,11 @@ after the task, `psg/pt0/`): then the parser tags the first level itself, from t
 and the POS tags it reads anyway, and the pipeline's PT0 column (if any) is left to the
 tasks that read it.
 
+The levels have no `NML` nodes (`senna.syntax.levels.FLATTENED`: they are flattened into
+their parents, as the PT0 data was made).  A parser folder holding a tagger named after
+such a label (`psg/nml/`, tags `B-NML` ... over the words of the outermost NML nodes) puts
+them back into its trees (`insert_phrases`), where they group whole children of a phrase.
+
 A BiLSTM level network with `level_hidden` reads the words once per sentence
 (`kernels.sentence_states`) and only its small second BiLSTM level after level
 (`kernels.level_scores`); the sentences are parsed in chunks of at most LEVEL_WORDS words,
@@ -37,8 +42,9 @@ from senna.runtime import kernels
 from senna.runtime.chars import bound
 from senna.runtime.model import TaskModel
 from senna.syntax.decode import BatchScorer, LevelDecoder
-from senna.syntax.levels import BELOW, unchain
+from senna.syntax.levels import BELOW, FLATTENED, insert_phrases, unchain
 from senna.syntax.tree import Tree, tree_to_conll
+from senna.tags import tags_to_spans
 from senna.text.pieces import token_groups
 
 Columns = Mapping[str, Sequence[str]]
@@ -76,17 +82,28 @@ def own_first_level(path: str | os.PathLike, first: str | None) -> Path | None:
     return own if own is not None and own.is_dir() else None
 
 
+def own_flattened(path: str | os.PathLike) -> list[tuple[str, Path]]:
+    """The parser folder's taggers of the labels its levels flatten: (label, subfolder
+    `path/<label in lower case>/`) for each one it holds."""
+    return [(label, Path(path) / label.lower()) for label in FLATTENED
+            if (Path(path) / label.lower()).is_dir()]
+
+
 class ParserModel(TaskModel):
     """A psg model: `parse` gives trees, `predict` their CoNLL parse cells (the runtime's
     psg column: `(TOP(S(NP*`, `*)`, ...), chains split, under a `TOP` root."""
 
-    def __init__(self, saved: SavedModel, first_tagger: TaskModel | None = None):
+    def __init__(self, saved: SavedModel, first_tagger: TaskModel | None = None,
+                 flattened: Mapping[str, TaskModel] | None = None):
         super().__init__(saved)
         self.levels = LevelDecoder(self.tags.items)
         # the task (pt0) whose phrases the first level keeps, or None: its own
         self.first_level: str | None = saved.info.get("first_level")
         # the parser's own tagger of that task, or None: the pipeline's column is read
         self.first_tagger = first_tagger
+        # label -> the tagger whose phrases of that label (flattened in the levels) are
+        # put back into the trees
+        self.flattened = dict(flattened or {})
 
     @classmethod
     def load(cls, path: str | os.PathLike,
@@ -97,13 +114,17 @@ class ParserModel(TaskModel):
         saved = load_model(path, shared_tables=True)
         first = saved.info.get("first_level")
         own = own_first_level(path, first)
-        if own is None:
-            return cls(saved)
-        tagger = load_tagger(own)
-        if tagger.task != first:
+        tagger = load_tagger(own) if own is not None else None
+        if tagger is not None and tagger.task != first:
             raise ModelError(f"{own}: a {tagger.task} model where the parser's first level "
                              f"needs a {first} tagger")
-        return cls(saved, tagger)
+        flattened = {}
+        for label, folder in own_flattened(path):
+            flattened[label] = load_tagger(folder)
+            if flattened[label].task != label.lower():
+                raise ModelError(f"{folder}: a {flattened[label].task} model where the "
+                                 f"parser's {label} nodes need a {label.lower()} tagger")
+        return cls(saved, tagger, flattened)
 
     def level_scores(self, sentences: Sequence[Sequence[str]], columns: Sequence[Columns]
                      ) -> list[np.ndarray]:
@@ -141,15 +162,26 @@ class ParserModel(TaskModel):
 
         lengths = [len(s) for s in sentences]
         if not self.cfg.level_hidden:
-            return [tree for _, tree in self.levels.parse_spans(
-                lengths, self._scorer(sentences, cols, states, list(range(len(sentences)))))]
+            return self._put_back([tree for _, tree in self.levels.parse_spans(
+                lengths, self._scorer(sentences, cols, states, list(range(len(sentences)))))],
+                sentences, cols)
         trees: dict[int, Tree] = {}
         by_length = sorted(range(len(sentences)), key=lengths.__getitem__)
         for chunk in token_groups(by_length, lengths.__getitem__, LEVEL_WORDS):
             found = self.levels.parse_spans([lengths[i] for i in chunk],
                                             self._scorer(sentences, cols, states, chunk))
             trees.update((i, tree) for i, (_, tree) in zip(chunk, found, strict=True))
-        return [trees[i] for i in range(len(sentences))]
+        return self._put_back([trees[i] for i in range(len(sentences))], sentences, cols)
+
+    def _put_back(self, trees: list[Tree], sentences: Sequence[Sequence[str]],
+                  cols: Sequence[Columns]) -> list[Tree]:
+        """The trees with the phrases of the flattened labels that the parser's own taggers
+        find (those that fit: `insert_phrases`)."""
+        for label, tagger in self.flattened.items():
+            found = tagger.predict(sentences, cols)
+            trees = [insert_phrases(t, [s for s in tags_to_spans(tags) if s[0] == label])
+                     for t, tags in zip(trees, found, strict=True)]
+        return trees
 
     def _scorer(self, sentences: Sequence[Sequence[str]], cols: Sequence[Columns],
                 states: list[tuple[int, list[str]]] | None, chunk: list[int]) -> BatchScorer:

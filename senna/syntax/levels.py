@@ -172,6 +172,53 @@ def with_root(levels: Sequence[Sequence[Span]], n_words: int,
     return out
 
 
+def flattened_spans(tree: Tree, label: str) -> list[Span]:
+    """The outermost `label` nodes of a tree (those inside no other), as (label, first word,
+    end): what a tagger learns of the nodes `normalise` flattens (`FLATTENED`) and
+    `insert_phrases` puts back.  Those nested in another are not kept (39 of EWT dev's
+    256 NML nodes contain one)."""
+    out: list[Span] = []
+    stack = [tree]
+    while stack:
+        unit = stack.pop()
+        if unit.label == label:
+            out.append((label, unit.start, unit.end))
+            continue
+        stack.extend(c for c in unit.children if isinstance(c, Tree))
+    return sorted(out, key=lambda s: s[1])
+
+
+def insert_phrases(tree: Tree, spans: Sequence[Span]) -> Tree:
+    """The tree with each span made a node over the whole children of the smallest node
+    that holds it, where it groups some but not all of them (one child phrase: a unary
+    node over it); a span that cuts through a node or covers all of a node's children is
+    left out (a tagger's `flattened_spans` put back into a parser's tree)."""
+    def fill(unit: Tree, todo: list[Span]) -> Tree:
+        children = list(unit.children)
+        for label, start, end in todo:
+            edges = [extent(c) for c in children]
+            firsts = [a for a, _ in edges]
+            ends = [b for _, b in edges]
+            inner = next((c for c in children if isinstance(c, Tree) and c.start <= start
+                          and end <= c.end and (c.start, c.end) != (start, end)), None)
+            if inner is not None or start not in firsts or end not in ends:
+                continue   # held by a child (done below) or cutting through one
+            i, j = firsts.index(start), ends.index(end) + 1
+            if j - i == len(children):
+                continue
+            children[i:j] = [node(label, children[i:j])]
+        out = []
+        for c in children:
+            if isinstance(c, Tree):
+                held = [s for s in todo if c.start <= s[1] and s[2] <= c.end
+                        and (s[1], s[2]) != (c.start, c.end)]
+                c = fill(c, held) if held else c
+            out.append(c)
+        return Tree(unit.label, tuple(out), unit.start, unit.end)
+
+    return fill(tree, list(spans)) if spans else tree
+
+
 def level_features(levels: Sequence[Sequence[str]], n_words: int) -> list[str]:
     """What the level network reads at the next level, one tag per word: the label of the
     highest phrase found so far that covers the word, with the word's IOBES position in
