@@ -13,7 +13,8 @@ Conventions (see docs/parser.md):
 * Unary chains (`S -> VP -> words`) are one node labelled by the labels joined top-down
   with `#` (`S#VP`), so that the tree is recovered exactly; `unchain` splits them again.
 * `NML` nodes are flattened into their parent first (`normalise`), as PT0 was made: the
-  Penn Treebank that SENNA was trained on has no NML.
+  Penn Treebank that SENNA was trained on has no NML.  A tagger of the outermost ones
+  (`flattened_spans`) puts them back into a parser's trees (`insert_phrases`).
 * Pre-terminals are not nodes (their tag is the POS column); the EWT files have no empty
   elements (the bracket reader drops `-NONE-`).
 """
