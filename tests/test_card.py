@@ -46,7 +46,8 @@ def test_the_card_states_the_threads_used_and_no_machine():
     assert "wall clock, torch's default number of threads)" in card_text(config)
 
 
-@pytest.mark.parametrize("task, target", [*((t, t) for t in SHIPPED), ("psg/pt0", "psg-pt0")])
+@pytest.mark.parametrize("task, target", [*((t, t) for t in SHIPPED), ("psg/pt0", "psg-pt0"),
+                                          ("psg/nml", "psg-nml")])
 def test_every_shipped_card_names_its_make_target_and_no_history(task, target):
     card = (MODELS / task / "MODEL_CARD.md").read_text(encoding="utf-8")
     assert f"Rebuild with `make {target}` from the repository root" in card

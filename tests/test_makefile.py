@@ -159,9 +159,10 @@ def test_a_finished_step_is_reused_until_its_recipe_changes(tmp_path):
         "python -m senna compact senna/models/pos --rows float16"]
 
 
-def test_the_parser_trains_its_own_pt0_tagger_after_pos():
-    """`make psg` is one command: the level network and the parser's own PT0 tagger (in
-    senna/models/psg/pt0, reading the POS tagger's tags, so after it), both compacted with
+def test_the_parser_trains_its_own_taggers_after_pos():
+    """`make psg` is one command: the level network, the parser's own PT0 tagger (in
+    senna/models/psg/pt0, reading the POS tagger's tags, so after it) and its NML tagger
+    (senna/models/psg/nml, from files made of the EWT trees first), all compacted with
     their matrices in float16; the POS tagger keeps its own compaction."""
     lines = steps("psg")
     own = first(lines, f"train --config {MAKE_RECIPES['psg-pt0']} --out senna/models/psg/pt0 "
@@ -170,5 +171,10 @@ def test_the_parser_trains_its_own_pt0_tagger_after_pos():
     assert first(lines, f"train --config {MAKE_RECIPES['psg']} --out senna/models/psg") < \
         first(lines, "compact senna/models/psg --rows float16 --weights float16")
     assert own < first(lines, "compact senna/models/psg/pt0 --rows float16 --weights float16")
+    nml = first(lines, f"train --config {MAKE_RECIPES['psg-nml']} --out senna/models/psg/nml "
+                       "--predicted-columns pos=senna/models/pos")
+    assert first(lines, "recipes/nml_data.py --data ../shared/data --out runs/nml") < nml
+    assert first(lines, "compact senna/models/pos ") < nml
+    assert nml < first(lines, "compact senna/models/psg/nml --rows float16 --weights float16")
     assert "python -m senna compact senna/models/pos --rows float16" in lines
     assert not any("psg" in line for line in steps("models"))

@@ -21,8 +21,10 @@ MAKE_RECIPES = {"pos": "recipes/pos.json", "chunk": "recipes/chunk-pt0.json",
                 "pt0": "recipes/pt0-joint.json", "ner": "recipes/ner-silver.json",
                 "srl": "recipes/srl-lm.json", "vbs": "recipes/vbs.json",
                 "ner-es": "recipes/ner-es.json", "ner-nl": "recipes/ner-nl.json",
-                "psg": "recipes/psg.json", "psg-pt0": "recipes/psg-pt0.json"}
-MAKE_FOLDERS = {"ner-es": "es/ner", "ner-nl": "nl/ner", "psg-pt0": "psg/pt0"}
+                "psg": "recipes/psg.json", "psg-pt0": "recipes/psg-pt0.json",
+                "psg-nml": "recipes/psg-nml.json"}
+MAKE_FOLDERS = {"ner-es": "es/ner", "ner-nl": "nl/ner", "psg-pt0": "psg/pt0",
+                "psg-nml": "psg/nml"}
 SHIPPED_DIR = Path("senna/models")
 # The scripts the Makefile replaced, as models trained before it record their command.
 REPLACED_SCRIPT = re.compile(r"bash recipes/(?:silver|train_all)\.sh (\w+)")
