@@ -46,7 +46,7 @@ def parser_row(root: Path, data: Path) -> tuple[float, float]:
     from the shipped POS tagger's (as `senna -psg` parses); a parser whose first level keeps
     PT0's phrases reads its own PT0 tagger's (else the shipped one's), from those POS tags."""
     from senna.cli.evaluate import tree_scores
-    from senna.runtime.parser import own_first_level
+    from senna.runtime.parser import own_first_level, own_flattened
     from senna.tasks import get_task
 
     feats = ", ".join(f["name"] for f in model_config(root / "psg")["features"])
@@ -58,6 +58,7 @@ def parser_row(root: Path, data: Path) -> tuple[float, float]:
     if first:
         whose = "its own " if own_first_level(root / "psg", first) else ""
         feats += f"; {whose}{first.upper()} tagger's phrases"
+    feats += "".join(f", its {label} tagger's" for label, _ in own_flattened(root / "psg"))
     print(f"| PSG | {feats} | ewt.dev.gold_conll (bracket F1) | {gold:.2f} "
           f"| {pred:.2f} (predicted POS) | {time.perf_counter() - t0:.1f} |")
     return pred, gold

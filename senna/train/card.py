@@ -227,6 +227,9 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
            f"its own, in its folder's `{first}/` (with its own card), or else the "
            "pipeline's, run first; the network chooses their unary chains "
            "(`first_level`)"] if (first := config.get("first_level")) else []),
+        *(["- Its levels have no NML nodes (they are flattened into their parents): at run "
+           "time a tagger of them in its folder's `nml/` (with its own card), if there is "
+           "one, puts them back"] if task.tree else []),
         *([f"- Trained also on its own mistakes: the level states that {cfg['explore']} "
            "parsers, each trained without one fold of the training trees, reach off the gold "
            "path on that fold, each with the gold phrases still buildable from it "
