@@ -25,8 +25,6 @@ def write(source: Path, target: Path, label: str = "NML") -> int:
     count = 0
     with target.open("w", encoding="utf-8") as out:
         for s in read_gold_conll(str(source)):
-            if not s.words:
-                continue
             spans = flattened_spans(conll_to_tree(s.columns[GOLD_TREE]), label)
             count += len(spans)
             tags = spans_to_tags(spans, len(s.words), "iobes")

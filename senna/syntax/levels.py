@@ -176,8 +176,8 @@ def with_root(levels: Sequence[Sequence[Span]], n_words: int,
 def flattened_spans(tree: Tree, label: str) -> list[Span]:
     """The outermost `label` nodes of a tree (those inside no other), as (label, first word,
     end): what a tagger learns of the nodes `normalise` flattens (`FLATTENED`) and
-    `insert_phrases` puts back.  Those nested in another are not kept (39 of EWT dev's
-    256 NML nodes contain one)."""
+    `insert_phrases` puts back.  Those nested in another are not kept (62 of EWT dev's
+    256 NML nodes are)."""
     out: list[Span] = []
     stack = [tree]
     while stack:

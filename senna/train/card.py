@@ -12,6 +12,7 @@ from senna.datasets import parse_spec
 from senna.embeddings import read_metadata, text_licences
 from senna.io.checkpoint import OWN_BASE, ModelError
 from senna.nn.config import NetConfig
+from senna.syntax.levels import FLATTENED
 from senna.tasks import get_task, register
 
 # The Makefile's target for each shipped model and the recipe of its own training step
@@ -227,9 +228,9 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
            f"its own, in its folder's `{first}/` (with its own card), or else the "
            "pipeline's, run first; the network chooses their unary chains "
            "(`first_level`)"] if (first := config.get("first_level")) else []),
-        *(["- Its levels have no NML nodes (they are flattened into their parents): at run "
-           "time a tagger of them in its folder's `nml/` (with its own card), if there is "
-           "one, puts them back"] if task.tree else []),
+        *([f"- Its levels have no {label} nodes (they are flattened into their parents): at "
+           f"run time a tagger of them in its folder's `{label.lower()}/` (with its own card), "
+           "if there is one, puts them back" for label in FLATTENED] if task.tree else []),
         *([f"- Trained also on its own mistakes: the level states that {cfg['explore']} "
            "parsers, each trained without one fold of the training trees, reach off the gold "
            "path on that fold, each with the gold phrases still buildable from it "
