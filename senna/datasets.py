@@ -41,9 +41,10 @@ def read_task_data(path: str, fmt: str, task: TaskSpec) -> list:
 def declared_task(cfg) -> TaskSpec:
     """The task training settings declare (senna.tasks.declare): a preset, or the user's
     own; its scheme still to be detected from the data when the settings give none.
-    (Settings recorded by older models lack columns and scheme.)"""
+    (Settings recorded by older models lack columns and scheme.)  A user's task keeps the
+    run's --licence, which its model's task record then states."""
     return declare(cfg.task, getattr(cfg, "columns", ""), getattr(cfg, "scheme", ""),
-                   getattr(cfg, "approach", None) or "")
+                   getattr(cfg, "approach", None) or "", getattr(cfg, "licence", "") or "")
 
 
 @dataclass

@@ -267,10 +267,16 @@ def task_record(spec: TaskSpec) -> dict:
     return {k: v for k, v in asdict(spec).items() if k in RECORD}
 
 
+def _behaviour(spec: TaskSpec) -> dict:
+    """A user's task record less its licence: what decides how its models tag."""
+    return {k: v for k, v in task_record(spec).items() if k != "licence"}
+
+
 def register(record: dict) -> TaskSpec:
     """Make a user's task known to the runtime (a model of it is loaded): it joins TASKS
     after the built-in ones, so it may read their columns.  ValueError for a name a
-    built-in task has, or another loaded task of that name declared otherwise."""
+    built-in task has, or another loaded task of that name declared otherwise (the licence
+    of their data aside: it changes nothing the runtime does)."""
     try:
         spec = TaskSpec(**{k: record[k] for k in RECORD},
                         presets={"basic": BASIC, "senna": BASIC}, default=False)
@@ -278,7 +284,7 @@ def register(record: dict) -> TaskSpec:
         raise ValueError(f"a task record needs {', '.join(RECORD)} ({e})") from None
     if spec.name in ALIASES and ALIASES[spec.name] in PRESETS or not _NAME.fullmatch(spec.name):
         raise ValueError(f"a user's task cannot be named {spec.name!r}")
-    if spec.name in TASKS and task_record(TASKS[spec.name]) != task_record(spec):
+    if spec.name in TASKS and _behaviour(TASKS[spec.name]) != _behaviour(spec):
         raise ValueError(f"another task named {spec.name} is loaded, declared otherwise")
     TASKS[spec.name] = spec
     ALIASES[spec.name] = spec.name

@@ -132,3 +132,27 @@ def test_evaluate_prints_trainings_dev_score_and_writes_the_layout(model, tmp_pa
     assert [s.words for s in written] == [s.words for s in gold]
     assert [s.columns["_1"] for s in written] == [s.columns["_1"] for s in gold]
     assert all(t[:2] in ("O", "B-", "I-") for s in written for t in s.columns["dates"])
+
+
+def test_the_task_record_states_the_runs_licence_which_does_not_make_it_another_task(
+        monkeypatch):
+    """--licence reaches the model's task record (as its card states it); two models of one
+    task whose data differ only in licence load side by side, a different layout does not."""
+    from types import SimpleNamespace
+
+    from senna import tasks
+    from senna.datasets import declared_task
+
+    monkeypatch.setattr(tasks, "TASKS", dict(tasks.TASKS))
+    monkeypatch.setattr(tasks, "ALIASES", dict(tasks.ALIASES))
+    settings = SimpleNamespace(task="dates", columns="word,_,dates", scheme="iob2",
+                               approach="window", licence="CC BY 4.0 (my annotations)")
+    mine = tasks.task_record(declared_task(settings))
+    assert mine["licence"] == "CC BY 4.0 (my annotations)"
+    unstated = tasks.task_record(declared_task(SimpleNamespace(**{**vars(settings),
+                                                                  "licence": ""})))
+    assert unstated["licence"] == "not stated"
+    tasks.register(mine)
+    assert tasks.register(unstated).name == "dates"
+    with pytest.raises(ValueError, match="another task named dates is loaded"):
+        tasks.register({**mine, "fmt": "columns:word,dates"})
