@@ -135,13 +135,19 @@ def weights_of(net: nn.Module) -> dict[str, np.ndarray]:
     out = {}
     for k, v in net.state_dict().items():
         key = k.rsplit("criterion.", 1)[-1] if k.startswith("criterion.") else k
-        out[key] = v.detach().numpy().copy()
+        out[key] = v.detach().cpu().numpy().copy()
     for name, m in net.named_modules():
         if isinstance(m, PartlySharedLinear):
             out = {k: v for k, v in out.items() if not k.startswith(name + ".")}
             weight, bias = m.merged()
-            out[f"{name}.weight"], out[f"{name}.bias"] = weight.numpy().copy(), bias.numpy().copy()
+            out[f"{name}.weight"], out[f"{name}.bias"] = (weight.cpu().numpy().copy(),
+                                                          bias.cpu().numpy().copy())
     return out
+
+
+def device_of(net: nn.Module) -> torch.device:
+    """Where a network's parameters are (`senna train --device`): its inputs go there."""
+    return next(net.parameters()).device
 
 
 def load_weights(net: Tagger, weights: dict[str, np.ndarray]) -> Tagger:
@@ -375,8 +381,10 @@ class BiLSTMNet(Tagger):
         # one row per distinct sentence (its length and every feature but the last)
         key = torch.cat([lengths[:, None].to(ids.dtype), ids[:, :, :-1].flatten(1)], 1)
         _, inverse = torch.unique(key, dim=0, return_inverse=True)
-        first = torch.full((int(inverse.max()) + 1,), len(ids), dtype=torch.long)
-        first = first.scatter_reduce(0, inverse, torch.arange(len(ids)), "amin")
+        first = torch.full((int(inverse.max()) + 1,), len(ids), dtype=torch.long,
+                           device=ids.device)
+        first = first.scatter_reduce(0, inverse, torch.arange(len(ids), device=ids.device),
+                                     "amin")
         words = self.run(self.lstm, x[first, :, :-last], lengths[first])[inverse]
         levels = self.run(self.levels, torch.cat([self.drop_hidden(words), x[..., -last:]], 2),
                           lengths)

@@ -27,7 +27,7 @@ def perturbation(grad: torch.Tensor, lengths: np.ndarray, eps: float) -> torch.T
     """grad [B, ...] of the loss w.r.t. the looked-up features -> the step [B, ...]: each
     sentence's gradient rescaled to norm eps * sqrt(its length)."""
     norm = grad.flatten(1).norm(dim=1).clamp_min(1e-12)
-    size = torch.from_numpy(np.asarray(lengths)).to(grad.dtype).sqrt()
+    size = torch.from_numpy(np.asarray(lengths)).to(grad.device, grad.dtype).sqrt()
     scale = (eps * size / norm).reshape(-1, *[1] * (grad.dim() - 1))
     return (scale * grad).detach()
 

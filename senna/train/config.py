@@ -26,6 +26,7 @@ FORMAT_HELP = ("conll2000 (WORD POS CHUNK), conll2003 (WORD POS CHUNK NER, -DOCS
                "parser's)")
 
 OPTIMIZERS = ("sgd", "adam")
+DEVICES = ("cpu", "cuda")
 # The settings by what they are about: `senna train -h` lists them so, and a test checks
 # that every setting is in one section.
 SECTIONS = {
@@ -39,7 +40,7 @@ SECTIONS = {
     "optimisation": ("optimizer", "lr", "batch_size", "epochs", "patience", "seed"),
     "regularisation": ("dropout_input", "dropout_hidden", "gazetteer_dropout", "adversarial",
                        "average", "teachers", "distill", "distill_temperature"),
-    "run": ("out", "threads", "max_minutes"),
+    "run": ("out", "device", "threads", "max_minutes"),
 }
 MAX_SEED = 2**32 - 1   # NumPy's generators take no negative seed
 
@@ -165,6 +166,10 @@ class TrainConfig:
     max_minutes: float = setting("stop after the epoch that passes this many minutes (0: no "
                                  "limit)", 0.0)
     threads: int = setting("torch threads (0: torch's default)", 0)
+    device: str = setting("where the network trains: cpu, or cuda (a GPU that PyTorch can "
+                          "use; the weights then differ from a CPU run's in the last digits, "
+                          "so the shipped models' recipes train on the CPU)", "cpu",
+                          choices=DEVICES)
     dropout_input: float = setting("dropout probability (0-1) on the looked-up features, in "
                                    "training", 0.0)
     dropout_hidden: float = setting("dropout probability (0-1) on the hidden layer, in "

@@ -77,10 +77,12 @@ def fold_settings(base: dict, exclude: set[Key], known: dict[Key, dict], cfg,
                   name: str) -> tuple[dict, Path]:
     """A fold model's settings (`base`, without folds of its own) and its directory, named
     by a hash of all it depends on."""
-    settings = {**base, "predicted_columns": None, "jackknife": 0, "threads": cfg.threads}
+    settings = {**base, "predicted_columns": None, "jackknife": 0, "threads": cfg.threads,
+                "device": cfg.device}
     settings.pop("jobs", None)   # how folds are scheduled is not what they are
-    key = digest(settings, sorted(exclude), sorted(known.items()),
-                 content(settings.get("embeddings")))
+    # nor where they train: a fold trained on a GPU serves a run on the CPU
+    key = digest({k: v for k, v in settings.items() if k != "device"}, sorted(exclude),
+                 sorted(known.items()), content(settings.get("embeddings")))
     return settings, Path(cfg.jackknife_dir) / f"{name}-{key}"
 
 

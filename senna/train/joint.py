@@ -191,6 +191,10 @@ def build_members(cfg: JointConfig) -> list[Member]:
     """Read every task's data, build one word dictionary from all training sentences, and
     a network per task with the shared tables (and first layer) tied."""
     cfgs = {name: cfg.task_config(name) for name in cfg.tasks}
+    on_gpu = [name for name, c in cfgs.items() if c.device != "cpu"]
+    if on_gpu:   # the tied tables and the auxiliary tasks' batches live on the CPU
+        raise ValueError(f"a joint run trains on the CPU: remove device from the settings of "
+                         f"{', '.join(on_gpu)}")
     splits = {name: prepare(c) for name, c in cfgs.items()}
     first = next(iter(cfgs.values()))
     every = [s for data in splits.values() for s in data.train]

@@ -9,7 +9,7 @@ weights as an uninterrupted one.
 
 Which settings may change on resume (choice): those of the schedule, not of the model or
 its data.  --epochs, --lr, --batch-size, --patience, --max-minutes, --threads,
---gazetteer-dropout and --seed may differ: the run resumes and says which changed (a new
+--gazetteer-dropout, --seed and --device may differ: the run resumes and says which changed (a new
 --lr replaces the saved one in the optimizer's state).  Any other difference (task, data
 files or their content, features, embeddings, network sizes, optimizer, dictionary) is
 refused with an error that names each differing setting, since the checkpoint's weights
@@ -55,7 +55,7 @@ _PARTIAL = CHECKPOINT + ".tmp-"   # + the writer's pid: a checkpoint being writt
 _ASIDE = CHECKPOINT + ".old"      # the previous checkpoint, between the two renames
 # Settings of the schedule: a resumed run may change them (and is told so).
 SCHEDULE = ("epochs", "lr", "batch_size", "patience", "max_minutes", "threads", "jobs",
-            "gazetteer_dropout", "seed")
+            "gazetteer_dropout", "seed", "device")
 # Files whose content a resumed run checks (embeddings are not: the checkpoint replaces
 # the word table they initialise, and a dictionary they change is caught by
 # `model_differences`; hashing a multi-gigabyte vector file would slow every start).
@@ -190,7 +190,7 @@ def _load_optimizers(ckpt_dir: Path, units: Sequence, shared: torch.optim.Optimi
     may change --lr); ValueError when they are unreadable or from another epoch."""
     path = ckpt_dir / OPTIMIZERS_FILE
     with reading(path, ckpt_dir):
-        saved = torch.load(path, weights_only=True)
+        saved = torch.load(path, map_location="cpu", weights_only=True)
     if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict):
         raise unreadable(path, ckpt_dir, "not a saved optimizer state")
     if saved.get("epoch") != epoch:
@@ -220,7 +220,7 @@ def _load_auxiliary(ckpt_dir: Path, aux: Sequence) -> None:
         return
     path = ckpt_dir / AUXILIARY_FILE
     with reading(path, ckpt_dir):
-        saved = torch.load(path, weights_only=True)
+        saved = torch.load(path, map_location="cpu", weights_only=True)
     for a in aux:
         if a.name not in saved:
             raise ValueError(f"{ckpt_dir} has no {a.name} task; use a new --out")

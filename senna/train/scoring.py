@@ -9,7 +9,7 @@ import torch
 
 from senna.datasets import level_zero
 from senna.io.checkpoint import SavedModel
-from senna.nn.networks import Tagger
+from senna.nn.networks import Tagger, device_of
 from senna.runtime.model import decode_roles, model_decoder
 from senna.runtime.parser import ParserModel
 from senna.runtime.predict import document_vote
@@ -27,10 +27,11 @@ def predict_tags(net: Tagger, examples: Sequence[Example], saved: SavedModel,
     """Best tags (in the predicted scheme) for every example, in example order."""
     net.eval()
     decoder = model_decoder(saved)
+    device = device_of(net)
     out: list[list[str]] = [[] for _ in examples]
     for b in batches(examples, batch_size, None):
-        emissions = net(torch.from_numpy(b.ids), torch.from_numpy(b.lengths),
-                        torch.from_numpy(b.predicates)).numpy()
+        emissions = net(*(torch.from_numpy(a).to(device) for a in (b.ids, b.lengths,
+                                                                    b.predicates))).cpu().numpy()
         paths = (decode_roles(decoder, emissions, b.lengths, b.predicates, saved.tags)
                  if saved.task == "srl" else decoder.decode(emissions, b.lengths))
         for i, path in zip(b.index, paths, strict=True):

@@ -26,7 +26,14 @@ from senna.datasets import Data
 from senna.features import Featurizer, Gazetteer, GazetteerFeature, Lexicon, WordFeature
 from senna.io.checkpoint import SavedModel, finish_model, save_model
 from senna.nn.config import NetConfig
-from senna.nn.networks import Tagger, bind_spellings, build_network, fan_in, load_weights
+from senna.nn.networks import (
+    Tagger,
+    bind_spellings,
+    build_network,
+    device_of,
+    fan_in,
+    load_weights,
+)
 from senna.scoring import file_scheme
 from senna.tasks import PRESETS, TaskSpec, task_record
 from senna.train.adversarial import with_adversary
@@ -97,6 +104,14 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     return net, SavedModel(task.name, net_cfg, featurizer, tagset, {}, info)
 
 
+def training_device(name: str) -> torch.device:
+    """`--device`'s device; ValueError when it names a GPU that torch cannot use here."""
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: no GPU that PyTorch can use here (a CPU-only torch, "
+                         "or no CUDA driver): train with --device cpu")
+    return torch.device(name)
+
+
 def command_line() -> str:
     """The command that started this run, as a user would type it."""
     args = sys.argv[1:] if sys.argv and sys.argv[0].endswith(("senna", "main.py")) else []
@@ -138,16 +153,17 @@ def step_loss(net: Tagger, batch: Batch, distill: float = 0.0,
     `temperature`) where the batch carries teachers' scores (`senna.train.distill`); with
     `adversarial` > 0, plus the same loss on adversarially moved inputs
     (`senna.train.adversarial`)."""
-    ids, tags = torch.from_numpy(batch.ids), torch.from_numpy(batch.tags)
-    lengths = torch.from_numpy(batch.lengths)
-    mask = torch.arange(ids.shape[1])[None, :] < lengths[:, None]
-    predicates = torch.from_numpy(batch.predicates)
+    device = device_of(net)
+    ids, tags = (torch.from_numpy(a).to(device) for a in (batch.ids, batch.tags))
+    lengths = torch.from_numpy(batch.lengths).to(device)
+    mask = torch.arange(ids.shape[1], device=device)[None, :] < lengths[:, None]
+    predicates = torch.from_numpy(batch.predicates).to(device)
 
     def loss_of() -> torch.Tensor:
         emissions = net(ids, lengths, predicates)
         loss = net.nll(emissions, tags, mask).sum()
         if distill and batch.soft is not None:
-            soft = torch.from_numpy(batch.soft)
+            soft = torch.from_numpy(batch.soft).to(device)
             loss = loss + distill * distillation_loss(emissions, soft, mask, temperature)
         return loss
 
@@ -201,6 +217,7 @@ class Member:
         """A task's network and examples from its prepared data (senna.train.prepare)."""
         spec = data.task
         net, saved = build(cfg, spec, data.train, words, vocabs)
+        net.to(training_device(cfg.device))   # built on the CPU: the same initial weights
         dev_examples = make_examples(spec, data.dev, saved.featurizer)
         tqdm.write(start_summary(key or spec.name, saved, (data.train, data.dev), dev_examples))
         return cls(spec, cfg, net, saved, data.dev,
