@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Parser recipes compared on one GPU, several seeds each, all at once: the recipe
-# (recipes/psg.json) against training on the parser's own mistakes (recipes/psg-explore.json:
+# (recipes/psg.json) against the recipe reading character vectors (`--features
+# senna+chars:30`) and training on the parser's own mistakes (recipes/psg-explore.json:
 # three fold parsers, then the run). For deciding between recipes, not for shipping: a GPU
 # run's weights differ from a CPU run's in the last digits, and the shipped parser is
 # trained on the CPU (`make psg`), where a seed gives the same model every time.
@@ -44,11 +45,14 @@ DEV=$EWT/ewt.dev.gold_conll
 common=(--train "$TRAIN" --dev "$DEV" --device "$DEVICE" --threads 1 --max-minutes "$MINUTES"
         --jackknife-dir "$RUNS/jackknife")
 
-# the recipe's runs, and the explore runs (each: its three fold parsers at once, then the run
-# on the states they reach), all at once
+# the recipe's runs, the recipe reading character vectors too (as the parser's PT0 tagger
+# does), and the explore runs (each: its three fold parsers at once, then the run on the
+# states they reach), all at once
 for s in $SEEDS; do
   python3 -m senna train --config recipes/psg.json "${common[@]}" --seed "$s" \
       --out "$RUNS/recipe-s$s" > "$RUNS/recipe-s$s.log" 2>&1 &
+  python3 -m senna train --config recipes/psg.json "${common[@]}" --seed "$s" \
+      --features senna+chars:30 --out "$RUNS/chars-s$s" > "$RUNS/chars-s$s.log" 2>&1 &
   python3 -m senna train --config recipes/psg-explore.json "${common[@]}" --seed "$s" \
       --jobs 3 --out "$RUNS/explore-s$s" > "$RUNS/explore-s$s.log" 2>&1 &
 done
@@ -59,7 +63,7 @@ wait
 [ -d "$RUNS/embeddings" ] || cp -r senna/models/embeddings "$RUNS/"
 {
   echo "parser trees on $(basename "$DEV"), predicted POS (MINUTES=$MINUTES per stage, $DEVICE)"
-  for d in "$RUNS"/recipe-s*/ "$RUNS"/explore-s*/; do
+  for d in "$RUNS"/recipe-s*/ "$RUNS"/chars-s*/ "$RUNS"/explore-s*/; do
     d=${d%/}
     [ -f "$d/config.json" ] || { echo "$(basename "$d"): no model"; continue; }
     cp -r senna/models/psg/pt0 senna/models/psg/nml "$d/"

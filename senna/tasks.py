@@ -63,7 +63,10 @@ class TaskSpec:
         """A preset's features, then those of its additions: "senna+chars", or with the
         addition's size, "senna+chars:30" (30 filters; "chars:30:10:5" also sets the
         character width 10 and a convolution over 5 characters); an earlier task's name adds
-        its output column, "pos-pt0+chunk" (SRL reading CHUNK tags; "+chunk:10": 10 dims)."""
+        its output column, "pos-pt0+chunk" (SRL reading CHUNK tags; "+chunk:10": 10 dims).
+        The columns the task computes itself (a parser's levels found below) come last,
+        after the additions: a network with `level_hidden` reads all the others once per
+        sentence."""
         name, *more = preset.split("+")
         kinds = [m.partition(":")[0] for m in more]
         sizes = [m.split(":")[1:] for m in more]
@@ -83,8 +86,10 @@ class TaskSpec:
                              f"<window>'), none of them twice, got {preset!r}")
         added = (ADDITIONS.get(k, partial(F.column, k))(*map(int, xs))
             for k, xs in zip(kinds, sizes, strict=True))
-        return base + tuple(chain.from_iterable(a if isinstance(a, tuple) else (a,)
-                                                for a in added))
+        specs = base + tuple(chain.from_iterable(a if isinstance(a, tuple) else (a,)
+                                                 for a in added))
+        return (tuple(s for s in specs if s.name not in self.own_columns)
+                + tuple(s for s in specs if s.name in self.own_columns))
 
     def upstream_columns(self) -> list[str]:
         """Output columns this task may read: those of per-word tasks before it in the

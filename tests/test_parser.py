@@ -125,7 +125,16 @@ def test_batches_keep_a_sentences_levels_together(psg_dir):
             assert spread > len(found) + len(sentence)
 
 
-@pytest.mark.parametrize("trained", ["psg_dir", "levels_dir"])
+@pytest.fixture(scope="module")
+def chars_dir(tmp_path_factory) -> Path:
+    """That network also reading character vectors (`senna+chars`: they come before the
+    levels found below, which it reads last)."""
+    out = tmp_path_factory.mktemp("psg-chars") / "psg"
+    train(config(out, **LEVELS, features="senna+chars:6", epochs=1))
+    return out
+
+
+@pytest.mark.parametrize("trained", ["psg_dir", "levels_dir", "chars_dir"])
 def test_runtime_scores_are_the_trained_networks(trained, request):
     saved = load_model(request.getfixturevalue(trained))
     net, runtime = network_from_saved(saved), ParserModel(saved)
