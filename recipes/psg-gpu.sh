@@ -17,6 +17,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+# fifteen trainings at once: each one's NumPy (its dev trees) on one thread
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 OUT=${OUT:-runs/psg-gpu}
 MINUTES=${1:-4}
 SEEDS=${SEEDS:-1 2 3}
