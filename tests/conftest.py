@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from senna.features import FeatureSpec, Featurizer
-from senna.io.checkpoint import SavedModel, save_model
+from senna.io.checkpoint import SavedModel, load_model, save_model
 from senna.nn.config import NetConfig
 from senna.runtime import kernels
 from senna.text.normalize import CAPS_TAGS
@@ -224,6 +224,32 @@ def small_config(tmp_path, name, **kw):
     settings.update(case, **kw)
     settings["train"] = str(settings["train"])
     return TrainConfig(**settings)
+
+
+def assert_parser_runtime_is_network(model_dir: Path) -> None:
+    """A saved parser's NumPy level scores equal its PyTorch network's (rebuilt from the
+    saved weights, on the CPU) within 1e-5, on a batch of the fixture's level sentences
+    (needs the train extra)."""
+    import torch
+
+    from senna.io.conll import read_dataset
+    from senna.runtime.parser import ParserModel
+    from senna.tasks import get_task
+    from senna.train.data import batches, make_examples
+    from senna.train.tagging import network_from_saved
+
+    saved = load_model(model_dir)
+    net, runtime = network_from_saved(saved), ParserModel(saved)
+    sentences = read_dataset(FIX / "ewt_sample.gold_conll", "levels")
+    examples = make_examples(get_task("psg"), sentences, saved.featurizer)
+    b = next(batches(examples, 16, None))
+    with torch.no_grad():
+        ref = net(torch.from_numpy(b.ids), torch.from_numpy(b.lengths),
+                  torch.from_numpy(b.predicates)).numpy()
+    got = runtime.level_scores([sentences[i].words for i in b.index],
+                               [sentences[i].columns for i in b.index])
+    for row, scores in enumerate(got):
+        np.testing.assert_allclose(scores, ref[row, : len(scores)], atol=1e-5, rtol=1e-5)
 
 
 # `senna serve` as a user starts it, for the server tests.

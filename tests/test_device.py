@@ -9,22 +9,16 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
 import pytest
-from conftest import FIX
+from conftest import FIX, assert_parser_runtime_is_network
 
 torch = pytest.importorskip("torch")
 
 from senna.cli.main import main  # noqa: E402
 from senna.io.checkpoint import load_model  # noqa: E402
-from senna.io.conll import read_dataset  # noqa: E402
-from senna.runtime.parser import ParserModel  # noqa: E402
-from senna.tasks import get_task  # noqa: E402
 from senna.train.config import TrainConfig  # noqa: E402
-from senna.train.data import batches, make_examples  # noqa: E402
 from senna.train.folds import fold_settings  # noqa: E402
 from senna.train.loop import train  # noqa: E402
-from senna.train.tagging import network_from_saved  # noqa: E402
 
 GOLD = FIX / "ewt_sample.gold_conll"
 GPU = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU PyTorch can use")
@@ -65,16 +59,7 @@ def test_a_parser_trains_on_the_gpu_and_the_runtime_reads_it(tmp_path):
     assert state["best"]["psg"]["score"] > 0
     saved = load_model(out)
     assert saved.info["training"]["config"]["device"] == "cuda"
-    net, runtime = network_from_saved(saved), ParserModel(saved)
-    sentences = read_dataset(GOLD, "levels")
-    b = next(batches(make_examples(get_task("psg"), sentences, saved.featurizer), 16, None))
-    with torch.no_grad():
-        ref = net(torch.from_numpy(b.ids), torch.from_numpy(b.lengths),
-                  torch.from_numpy(b.predicates)).numpy()
-    got = runtime.level_scores([sentences[i].words for i in b.index],
-                               [sentences[i].columns for i in b.index])
-    for row, scores in enumerate(got):
-        np.testing.assert_allclose(scores, ref[row, : len(scores)], atol=1e-5, rtol=1e-5)
+    assert_parser_runtime_is_network(out)
 
 
 @GPU

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import FIX
+from conftest import FIX, assert_parser_runtime_is_network
 
 torch = pytest.importorskip("torch")
 
@@ -43,7 +43,7 @@ from senna.tasks import get_task  # noqa: E402
 from senna.train.config import TrainConfig  # noqa: E402
 from senna.train.data import batches, make_examples  # noqa: E402
 from senna.train.loop import train  # noqa: E402
-from senna.train.tagging import build, network_from_saved  # noqa: E402
+from senna.train.tagging import build  # noqa: E402
 
 GOLD = FIX / "ewt_sample.gold_conll"
 SENTENCE = "The luxury auto maker last year sold 1,214 cars in the U.S."
@@ -136,18 +136,7 @@ def chars_dir(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("trained", ["psg_dir", "levels_dir", "chars_dir"])
 def test_runtime_scores_are_the_trained_networks(trained, request):
-    saved = load_model(request.getfixturevalue(trained))
-    net, runtime = network_from_saved(saved), ParserModel(saved)
-    sentences = read_dataset(GOLD, "levels")
-    examples = make_examples(get_task("psg"), sentences, saved.featurizer)
-    b = next(batches(examples, 16, None))
-    with torch.no_grad():
-        ref = net(torch.from_numpy(b.ids), torch.from_numpy(b.lengths),
-                  torch.from_numpy(b.predicates)).numpy()
-    got = runtime.level_scores([sentences[i].words for i in b.index],
-                               [sentences[i].columns for i in b.index])
-    for row, scores in enumerate(got):
-        np.testing.assert_allclose(scores, ref[row, : len(scores)], atol=1e-5, rtol=1e-5)
+    assert_parser_runtime_is_network(request.getfixturevalue(trained))
 
 
 @pytest.mark.parametrize("settings", [{}, LEVELS], ids=["sentence", "levels"])
