@@ -9,11 +9,11 @@ weights as an uninterrupted one.
 
 Which settings may change on resume (choice): those of the schedule, not of the model or
 its data.  --epochs, --lr, --batch-size, --patience, --max-minutes, --threads,
---gazetteer-dropout, --seed and --device may differ: the run resumes and says which changed (a new
---lr replaces the saved one in the optimizer's state).  Any other difference (task, data
-files or their content, features, embeddings, network sizes, optimizer, dictionary) is
-refused with an error that names each differing setting, since the checkpoint's weights
-and optimizer state belong to the old model.
+--gazetteer-dropout, --seed and --device may differ: the run resumes and says which
+changed (a new --lr replaces the saved one in the optimizer's state).  Any other
+difference (task, data files or their content, features, embeddings, network sizes,
+optimizer, dictionary) is refused with an error that names each differing setting, since
+the checkpoint's weights and optimizer state belong to the old model.
 
 A checkpoint is written as one step that a kill cannot split (`write_checkpoint`): every
 file goes into a fresh folder beside it (`checkpoint.tmp-<pid>`), is flushed to disk, and
