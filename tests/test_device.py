@@ -1,6 +1,6 @@
 """`senna train --device`: where the network trains.  On a machine without a GPU that
-PyTorch can use, `--device cuda` is one error line; a fold model's cache name does not
-depend on the device; on a GPU (the tests below skip without one) a parser trains there,
+PyTorch can use, `--device cuda` is one error line; fold models trained on a GPU are
+cached apart from the CPU's; on a GPU (the tests below skip without one) a parser trains there,
 its saved weights are what the NumPy runtime reads, and a run started on the GPU resumes on
 the CPU."""
 
@@ -41,14 +41,14 @@ def test_cuda_without_a_gpu_is_one_error_line(tmp_path, capsys):
     assert not (tmp_path / "m" / "config.json").exists()
 
 
-def test_the_device_is_checked_and_not_part_of_a_fold_models_name(tmp_path):
+def test_the_device_is_checked_and_a_gpus_fold_models_are_cached_apart(tmp_path):
     with pytest.raises(ValueError, match="device"):
         parser_config(tmp_path, device="tpu")
     held = {("Some", "words")}
     cpu, gpu = (parser_config(tmp_path, device=d) for d in ("cpu", "cuda"))
     (cpu_settings, cpu_dir), (gpu_settings, gpu_dir) = (
         fold_settings(asdict(c), held, {}, c, "fold") for c in (cpu, gpu))
-    assert cpu_dir == gpu_dir
+    assert cpu_dir != gpu_dir   # a recipe rebuilt on the CPU never reads a GPU's folds
     assert (cpu_settings["device"], gpu_settings["device"]) == ("cpu", "cuda")
 
 

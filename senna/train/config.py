@@ -167,9 +167,9 @@ class TrainConfig:
                                  "limit)", 0.0)
     threads: int = setting("torch threads (0: torch's default)", 0)
     device: str = setting("where the network trains: cpu, or cuda (a GPU that PyTorch can "
-                          "use; the weights then differ from a CPU run's in the last digits, "
-                          "so the shipped models' recipes train on the CPU)", "cpu",
-                          choices=DEVICES)
+                          "use; its kernels are not deterministic, so a seed's weights differ "
+                          "from run to run and from a CPU run's, slightly: the shipped models' "
+                          "recipes train on the CPU)", "cpu", choices=DEVICES)
     dropout_input: float = setting("dropout probability (0-1) on the looked-up features, in "
                                    "training", 0.0)
     dropout_hidden: float = setting("dropout probability (0-1) on the hidden layer, in "

@@ -80,9 +80,9 @@ def fold_settings(base: dict, exclude: set[Key], known: dict[Key, dict], cfg,
     settings = {**base, "predicted_columns": None, "jackknife": 0, "threads": cfg.threads,
                 "device": cfg.device}
     settings.pop("jobs", None)   # how folds are scheduled is not what they are
-    # nor where they train: a fold trained on a GPU serves a run on the CPU
-    key = digest({k: v for k, v in settings.items() if k != "device"}, sorted(exclude),
-                 sorted(known.items()), content(settings.get("embeddings")))
+    # a fold trained on a GPU is not the CPU's (a recipe rebuilt on the CPU trains its own)
+    key = digest({k: v for k, v in settings.items() if k != "device" or v != "cpu"},
+                 sorted(exclude), sorted(known.items()), content(settings.get("embeddings")))
     return settings, Path(cfg.jackknife_dir) / f"{name}-{key}"
 
 

@@ -26,6 +26,7 @@ from senna.runtime.ensemble import load_tagger
 from senna.train.config import TrainConfig
 from senna.train.explore import explored
 from senna.train.folds import Key, fold_model, folds, recorded_settings, train_folds, trained_on
+from senna.train.tagging import training_device
 
 
 def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
@@ -57,7 +58,8 @@ def predict_columns(cfg, train_sents: list, dev_sents: list) -> None:
 def prepare(cfg: TrainConfig) -> Data:
     """The run's task and sentences: read and split as the settings say (`read_data`: the
     tag scheme detected where not declared), their input columns predicted if the settings
-    say so (`predicted_columns`, `jackknife`)."""
+    say so (`predicted_columns`, `jackknife`).  A GPU that is not there is said first."""
+    training_device(cfg.device)
     data = read_data(cfg)
     if cfg.predicted_columns:
         predict_columns(cfg, data.train, data.dev)

@@ -5,7 +5,7 @@ name, the optimizers' state (`optimizers.pt`), the auxiliary tasks' layers
 (`auxiliary.pt`) and `state.json` (epoch, history, best scores, fingerprints of the data
 files).  A second `senna train` with the same
 --out continues from there, so that an interrupted and resumed run ends with the same
-weights as an uninterrupted one.
+weights as an uninterrupted one (on the CPU: a GPU's kernels are not deterministic).
 
 Which settings may change on resume (choice): those of the schedule, not of the model or
 its data.  --epochs, --lr, --batch-size, --patience, --max-minutes, --threads,

@@ -105,10 +105,14 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
 
 
 def training_device(name: str) -> torch.device:
-    """`--device`'s device; ValueError when it names a GPU that torch cannot use here."""
+    """`--device`'s device; ValueError when it names a GPU that torch cannot use here.  On a
+    GPU, products and convolutions keep float32 (no TF32), as on the CPU."""
     if name == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda: no GPU that PyTorch can use here (a CPU-only torch, "
                          "or no CUDA driver): train with --device cpu")
+    if name == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
     return torch.device(name)
 
 
