@@ -48,7 +48,7 @@ from senna.train.resume import (
     save_optimizers,
     write_checkpoint,
 )
-from senna.train.tagging import Member, training_device
+from senna.train.tagging import Member
 
 SAMPLING = ("proportional", "uniform")
 
@@ -279,7 +279,6 @@ def train(cfg: TrainConfig, data: Data | None = None) -> dict:
     settings say, which needs no predicted input columns)."""
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    training_device(cfg.device)   # a GPU that is not there: said before the data is read
     if data is None:
         if cfg.predicted_columns:
             raise ValueError("predicted_columns are filled in by the data step: "
