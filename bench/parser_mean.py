@@ -12,7 +12,10 @@ POS and the first level's PT0 phrases come from the shipped taggers, as `senna -
 (`senna evaluate --model DIR --data ewt.dev.gold_conll` for one parser prints the same F1);
 `--pt0 DIR` takes the first level's phrases from another PT0 tagger (one parser given: that
 parser alone with that tagger); a parser with its own PT0 tagger (`psg/pt0/`) uses that one
-unless `--pt0` is given.
+unless `--pt0` is given.  `--taggers senna/models/psg` gives the parsers that folder's own PT0
+and NML taggers (`pt0/`, `nml/`): a new level network scored as the shipped parser is.
+
+    python bench/parser_mean.py --data ../shared/data --taggers senna/models/psg runs/psg/new
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ if not __package__:   # run as `python bench/NAME.py`
 from senna.cli.evaluate import predict_inputs
 from senna.io.conll import read_gold_conll
 from senna.runtime.ensemble import load_tagger
+from senna.runtime.parser import own_first_level, own_flattened
 from senna.runtime.pipeline import default_model_dir
 from senna.syntax.levels import unchain
 from senna.syntax.score import bracket_scores
@@ -39,6 +43,9 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
     ap.add_argument("--pt0", help="the PT0 tagger whose phrases the first level keeps "
                                    "(default: the first parser's own, else the shipped one)")
+    ap.add_argument("--taggers", type=Path,
+                    help="a parser folder whose own first-level and flattened-label taggers "
+                         "(pt0/, nml/) the parsers use")
     ap.add_argument("parsers", nargs="+", help="psg model folders; the first one's tag set is used")
     a = ap.parse_args()
     members = [load_tagger(p) for p in a.parsers]
@@ -64,17 +71,24 @@ def main() -> int:
         return scorer
 
     first._scorer = mean_scorer
+    if a.taggers:
+        tagger = own_first_level(a.taggers, first.first_level)
+        first.first_tagger = load_tagger(tagger) if tagger is not None else None
+        first.flattened = {label: load_tagger(folder) for label, folder in
+                           own_flattened(a.taggers)}
     gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
     root = default_model_dir()
     if a.pt0:
         first.first_tagger = None   # the parsers read the column given
-    pt0 = a.pt0 or ("its own" if first.first_tagger else str(root / "pt0"))
+    pt0 = a.pt0 or (("of " + str(a.taggers) if a.taggers else "its own") if first.first_tagger
+                    else str(root / "pt0"))
     inputs = predict_inputs([("pos", str(root / "pos"))]
                             + ([] if first.first_tagger else [("pt0", pt0)]), gold, a.parsers[0])
     trees = first.parse([s.words for s in inputs], [s.columns for s in inputs])
     score = bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold],
                            [unchain(t) for t in trees], [s.columns["pos"] for s in gold])
-    print(f"{' + '.join(a.parsers)} (PT0 {pt0}): bracket F1 {score.f1:.2f} "
+    nml = f", {' '.join(first.flattened)} of {a.taggers}" if a.taggers and first.flattened else ""
+    print(f"{' + '.join(a.parsers)} (PT0 {pt0}{nml}): bracket F1 {score.f1:.2f} "
           f"(P {score.precision:.2f}, R {score.recall:.2f})")
     return 0
 
