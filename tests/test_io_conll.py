@@ -18,9 +18,12 @@ from senna.io.conll import (
     read_conll2003,
     read_conllu,
     read_dataset,
+    read_gold_conll,
     read_pt0,
     read_srl,
     read_tagged,
+    read_treebank,
+    read_trees,
     split_train_dev,
     write_columns,
     write_srl,
@@ -388,3 +391,44 @@ def test_real_files_roundtrip(tmp_path: Path, data_dir: Path) -> None:
     srl = read_srl(data_dir / "ewt/ewt.dev.props.conll")
     write_srl(srl, tmp_path / "dev.conll")
     assert read_srl(tmp_path / "dev.conll") == srl
+
+
+# --------------------------------------------------------------------------- bracketed trees
+
+
+def test_bracketed_trees_read_as_the_gold_conll_file_of_the_same_trees() -> None:
+    """The fixture's trees written as a PTB file (several lines a tree, function tags,
+    indices, empty elements, an empty root label) read as the .gold_conll file does, and
+    so do their levels, which the parser trains on."""
+    trees, gold = FIX / "ewt_sample.mrg", FIX / "ewt_sample.gold_conll"
+    assert guess_format(trees) == "trees"
+    assert "-SBJ" in trees.read_text() and "-NONE-" in trees.read_text()
+    expect = [(s.words, s.columns) for s in read_gold_conll(gold)]
+    for reader in (read_trees, read_treebank, read_dataset):
+        assert [(s.words, s.columns) for s in reader(trees)] == expect
+    assert [(s.words, s.columns) for s in read_treebank(gold)] == expect
+    assert [(s.words, s.columns) for s in read_dataset(trees, "levels")] == \
+        [(s.words, s.columns) for s in read_dataset(gold, "levels")]
+
+
+@pytest.mark.parametrize("text", ["( (S (NP (NN a)) (VP (VBZ b))) )",
+                                  "(ROOT (S (NP-SBJ-1 (NN a)) (VP=2 (VBZ b))))",
+                                  "(TOP (S (NP (NN a)) (VP (NP (-NONE- *T*-1)) (VBZ b))))",
+                                  "(S\n  (NP (NN a))\n  (VP (VBZ b)))"])
+def test_a_trees_root_and_decorations_read_one_way(tmp_path, text) -> None:
+    (s,) = read_trees(_write(tmp_path, "\n" + text + "\n\n"))
+    assert (s.words, s.columns) == (["a", "b"], {"pos": ["NN", "VBZ"],
+                                                 "parse": ["(TOP(S(NP*)", "(VP*)))"]})
+
+
+@pytest.mark.parametrize(("text", "line", "what"), [
+    ("(S (NN a))\n(S (NN b)\n\n", 2, "never closed"),
+    ("(S (NN a))\nword (S (NN b))\n", 2, "outside a tree"),
+    ("(S (NN a))\n)\n", 2, "outside a tree"),
+    ("(S (NN a))\n\n(S (NN b) c)\n", 3, "bad bracket string"),
+    ("(NN a)\n", 1, "no phrase over the words"),
+    ("\n\n", 1, "no trees"),
+])
+def test_bad_tree_files_name_the_line(tmp_path, text, line, what) -> None:
+    err = _error(read_trees, _write(tmp_path, text))
+    assert err.line == line and what in str(err)

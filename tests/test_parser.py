@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +46,7 @@ from senna.train.loop import train  # noqa: E402
 from senna.train.tagging import build  # noqa: E402
 
 GOLD = FIX / "ewt_sample.gold_conll"
+TREES = FIX / "ewt_sample.mrg"   # the same trees as Penn Treebank brackets
 SENTENCE = "The luxury auto maker last year sold 1,214 cars in the U.S."
 
 
@@ -410,6 +411,34 @@ def test_evaluate_prints_labelled_bracket_scores(psg_dir, capsys, tmp_path):
     assert [s.words for s in read_gold_conll(pred)] == [s.words for s in read_gold_conll(GOLD)]
     assert cli_evaluate.main(["--task", "psg", "--pred", str(pred), "--data", str(GOLD)]) == 0
     assert capsys.readouterr().out == out
+
+
+def test_a_parser_trains_and_scores_on_bracketed_trees(psg_dir, capsys, tmp_path):
+    """A treebank of bracketed trees trains the same parser as the .gold_conll file of the
+    same trees (the criterion left to its default, wll), and `senna evaluate` scores it
+    there, its --out a file of bracketed trees that --pred scores the same."""
+    cfg = config(tmp_path / "psg")
+    settings = {k: v for k, v in asdict(cfg).items() if k != "criterion"}
+    mine = TrainConfig.from_dict({**settings, "train": str(TREES)})
+    assert mine.criterion == "wll"
+    train(mine)
+    capsys.readouterr()
+    with np.load(psg_dir / "weights.npz") as a, np.load(mine.out + "/weights.npz") as b:
+        assert sorted(a) == sorted(b)
+        for name in a:
+            np.testing.assert_array_equal(a[name], b[name])
+    scores = []
+    for data in (GOLD, TREES):
+        assert cli_evaluate.main(["--model", mine.out, "--data", str(data)]) == 0
+        scores.append(capsys.readouterr().out)
+    assert scores[0] == scores[1]
+    pred = tmp_path / "pred.mrg"
+    assert cli_evaluate.main(["--model", mine.out, "--data", str(TREES), "--out",
+                              str(pred)]) == 0
+    capsys.readouterr()
+    assert pred.read_text().startswith("(TOP (")
+    assert cli_evaluate.main(["--task", "psg", "--pred", str(pred), "--data", str(TREES)]) == 0
+    assert capsys.readouterr().out == scores[0]
 
 
 def test_evaluate_parses_from_the_pos_tags_the_runtime_reads(psg_dir, capsys):

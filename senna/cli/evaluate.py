@@ -1,8 +1,9 @@
 """`senna evaluate`: score a model on a data file, or a prediction file against a gold file,
 printing what conlleval / srl-eval print (accuracy for POS; for the parser, psg, evalb's
-labelled bracket scores on a .gold_conll file).  With --model, the task, the file format and
-the files' tag scheme are the model's (--task and --format override them), and the score is
-the dev score its training recorded when the file is its dev file."""
+labelled bracket scores on a file of trees: .gold_conll or bracketed). With --model, the
+task, the file format and the files' tag scheme are the model's (--task and --format
+override them), and the score is the dev score its training recorded when the file is its
+dev file."""
 
 from __future__ import annotations
 
@@ -128,11 +129,20 @@ def runtime_inputs(model, task: TaskSpec, sentences: list, model_path: str) -> l
     return predict_inputs(list(spec.items()), sentences, model_path)
 
 
-def write_parse_column(gold_path: str, trees: Sequence, out: str) -> None:
+def write_parse_column(gold_path: str, trees: Sequence, out: str,
+                       gold: Sequence | None = None) -> None:
     """A `.gold_conll` file written again, line for line, with each sentence's parse cells
-    (its sixth column) those of `trees` (one per sentence, in order)."""
-    from senna.syntax.tree import tree_to_conll
+    (its sixth column) those of `trees` (one per sentence, in order); a file of bracketed
+    trees (`gold`: its sentences) written as one bracketed tree a line."""
+    from senna.io.conll import bracketed, read_treebank
+    from senna.syntax.tree import tree_to_brackets, tree_to_conll
 
+    if bracketed(gold_path):
+        gold = read_treebank(gold_path) if gold is None else gold
+        with open(out, "w", encoding="utf-8") as f:
+            for tree, s in zip(trees, gold, strict=True):
+                f.write(tree_to_brackets(tree, s.words, s.columns["pos"]) + "\n")
+        return
     cells = iter([c for tree in trees for c in tree_to_conll(tree)])
     lines = Path(gold_path).read_text(encoding="utf-8").splitlines()
     with open(out, "w", encoding="utf-8") as f:
@@ -146,22 +156,22 @@ def write_parse_column(gold_path: str, trees: Sequence, out: str) -> None:
 
 def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
                 pred: str | None = None, gold_inputs: bool = False, out: str | None = None):
-    """The parser's labelled bracket scores (senna.syntax.score, evalb's COLLINS.prm) on an
-    OntoNotes .gold_conll file: the trees of `model` from the file's words, or the parse
-    column of `pred`, a predicted file of the same sentences.  The POS tags the model reads
-    are predicted as at run time (by the models its training predicted them with, else the
-    shipped POS tagger), or the file's with `gold_inputs`; a parser whose first level keeps
-    the PT0 tagger's phrases gets them from its own PT0 tagger if it has one, else from the
-    shipped one, reading those POS.  `out`: the gold file written again with the model's
-    trees in its parse column (a file `pred` can score)."""
-    from senna.io.conll import read_gold_conll
+    """The parser's labelled bracket scores (senna.syntax.score, evalb's COLLINS.prm) on a file of
+    trees (`read_treebank`: OntoNotes .gold_conll or bracketed): the trees of `model` from
+    the file's words, or those of `pred`, a predicted file of the same sentences. The POS
+    tags the model reads are predicted as at run time (by the models its training predicted
+    them with, else the shipped POS tagger), or the file's with `gold_inputs`; a parser
+    whose first level keeps the PT0 tagger's phrases gets them from its own PT0 tagger if it
+    has one, else from the shipped one, reading those POS. `out`: the gold file written
+    again with the model's trees in its parse column (a file `pred` can score)."""
+    from senna.io.conll import read_treebank
     from senna.syntax.levels import unchain
     from senna.syntax.score import bracket_scores
     from senna.syntax.tree import conll_to_tree
 
-    gold = read_gold_conll(gold_path)
+    gold = read_treebank(gold_path)
     if pred:
-        predicted = read_gold_conll(pred)
+        predicted = read_treebank(pred)
         check_words(gold, predicted, pred)
         test = [conll_to_tree(s.columns["parse"]) for s in predicted]
     else:
@@ -177,7 +187,7 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
         test = [unchain(t) for t in parser.parse([s.words for s in inputs],
                                                  [s.columns for s in inputs])]
         if out:
-            write_parse_column(gold_path, test, out)
+            write_parse_column(gold_path, test, out, gold)
     return bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold], test,
                           [s.columns["pos"] for s in gold])
 

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 
 from senna.document import Sentence
 from senna.syntax.levels import BELOW, level_features, normalise, tree_to_levels
-from senna.syntax.tree import conll_to_tree
+from senna.syntax.tree import ROOT, Tree, brackets_to_tree, conll_to_tree, node, tree_to_conll
 from senna.tasks import LAYOUT, SKIP, layout_columns
 
 PathLike = str | os.PathLike[str]
@@ -365,12 +365,88 @@ def read_gold_conll(path: PathLike) -> list[Sentence]:
     return out
 
 
+# the labels a treebank's root may carry (PTB's empty one, Stanford's ROOT, OntoNotes' TOP)
+_ROOT_LABELS = frozenset({"", ROOT, "ROOT", "VROOT"})
+_FUNCTION_TAG = re.compile(r"(?<=.)[-=].*")
+
+
+def _plain_labels(tree: Tree) -> Tree:
+    """The tree with function tags and indices cut from its phrase labels (`NP-SBJ-1` ->
+    `NP`, `NP=2` -> `NP`), as OntoNotes' files hold them and evalb counts them."""
+    return node(_FUNCTION_TAG.sub("", tree.label),
+                [_plain_labels(c) if isinstance(c, Tree) else c for c in tree.children])
+
+
+def read_trees(path: PathLike) -> list[Sentence]:
+    """A file of Penn Treebank bracketed trees (`.mrg`, `.tree`: each tree one or more lines,
+    `( (S (NP-SBJ (DT The) ...)) )`), as `read_gold_conll` gives a ``.gold_conll`` file: the
+    words with columns ``pos`` (the pre-terminals) and ``parse`` (the tree, CoNLL parse
+    cells, under a `TOP` root).  Empty elements (`-NONE-`) are dropped with the phrases they
+    leave empty, and function tags cut from the labels; a root labelled `ROOT`, `TOP` or
+    nothing becomes `TOP`, any other is put under one."""
+    lines = _read_lines(path)
+    out: list[Sentence] = []
+    depth, first, parts = 0, 0, []
+    for num, line in enumerate(lines, 1):
+        for token in _TREE_TOKEN.findall(line):
+            if depth == 0 and token != "(":
+                raise DataFormatError(f"{token!r} outside a tree (expected '(' to open one)",
+                                      path, num)
+            if depth == 0:
+                first, parts = num, []
+            depth += {"(": 1, ")": -1}.get(token, 0)
+            parts.append(token)
+            if depth == 0:
+                out.append(_tree_sentence(path, first, " ".join(parts)))
+    if depth:
+        raise DataFormatError(f"the tree opened here is never closed ({depth} more ')' "
+                              "expected)", path, first)
+    if not out:
+        raise DataFormatError("no trees (expected bracketed trees like '(S (NN word))', "
+                              "got an empty file)", path, 1)
+    return out
+
+
+_TREE_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+
+
+def _tree_sentence(path: PathLike, num: int, text: str) -> Sentence:
+    """One bracketed tree of `read_trees` (starting at line `num`) as a sentence."""
+    try:
+        tree, words, tags = brackets_to_tree(text)
+        tree = _plain_labels(tree)
+        if tree.label in _ROOT_LABELS:
+            tree = node(ROOT, tree.children)
+        else:
+            tree = node(ROOT, [tree])
+    except ValueError as err:
+        raise DataFormatError(str(err), path, num) from None
+    return Sentence(words, {"pos": tags, "parse": tree_to_conll(tree)})
+
+
+def bracketed(path: PathLike) -> bool:
+    """Does the file hold bracketed trees: is its first non-blank character '('?"""
+    try:
+        with open(path, "rb") as f:
+            start = f.read(4096).lstrip(codecs.BOM_UTF8).lstrip()
+    except OSError:
+        return False   # the reader says why the file cannot be read
+    return start.startswith(b"(")
+
+
+def read_treebank(path: PathLike) -> list[Sentence]:
+    """Gold trees from either kind of file: bracketed trees (`read_trees`, when `bracketed`)
+    or OntoNotes ``.gold_conll`` (`read_gold_conll`)."""
+    return read_trees(path) if bracketed(path) else read_gold_conll(path)
+
+
 def read_levels(path: PathLike) -> list[Sentence]:
-    """A ``.gold_conll`` file as the parser's training data: one sentence per (tree, level)
-    with columns ``pos`` (the gold POS), ``below`` (`senna.syntax.levels.level_features`
-    of the levels under it) and ``psg`` (the level's IOBES tags), trees `normalise`d."""
+    """A file of trees (`read_treebank`: ``.gold_conll`` or bracketed) as the parser's
+    training data: one sentence per (tree, level) with columns ``pos`` (the gold POS),
+    ``below`` (`senna.syntax.levels.level_features` of the levels under it) and ``psg``
+    (the level's IOBES tags), trees `normalise`d."""
     out = []
-    for s in read_gold_conll(path):
+    for s in read_treebank(path):
         n = len(s.words)
         levels = tree_to_levels(normalise(conll_to_tree(s.columns["parse"])))
         out += [Sentence(s.words, {"pos": s.columns["pos"], BELOW: level_features(levels[:k], n),
@@ -401,6 +477,7 @@ _READERS: dict[str, Callable[[PathLike], list]] = {
     "predicates": read_predicates,
     "conllu": read_conllu,
     "gold_conll": read_gold_conll,
+    "trees": read_trees,
     "levels": read_levels,
 }
 FORMATS = tuple(_READERS)
@@ -411,7 +488,8 @@ def guess_format(path: PathLike) -> str:
     p = Path(path)
     name = p.name.lower()
     by_suffix = {".gold_conll": "gold_conll", ".conllu": "conllu", ".conll": "srl",
-                 ".pos": "tagged", ".pt0": "pt0"}
+                 ".pos": "tagged", ".pt0": "pt0", ".mrg": "trees", ".tree": "trees",
+                 ".trees": "trees"}
     if p.suffix.lower() in by_suffix:
         return by_suffix[p.suffix.lower()]
     if name.startswith(("eng.", "deu.")):
@@ -424,7 +502,7 @@ def guess_format(path: PathLike) -> str:
                 return fmt
     raise DataFormatError(
         "cannot guess the format from the file name (expected *.conllu, *.conll, *.gold_conll, "
-        f"*.pos, *.pt0, eng.*, esp.*, ned.* or a conll200x directory, got {p.name!r})",
+        f"*.mrg, *.pos, *.pt0, eng.*, esp.*, ned.* or a conll200x directory, got {p.name!r})",
         path,
     )
 

@@ -14,7 +14,7 @@ from senna.datasets import declared_task, parse_spec
 from senna.io.conll import FORMATS
 from senna.nn.config import APPROACHES, CRITERIA, NETWORK, network_problems
 from senna.settings import option, setting, type_problems
-from senna.tasks import PRESETS, check_layout
+from senna.tasks import PRESETS, TASKS, check_layout
 from senna.text.tokenize import LANGUAGES
 
 # The readers' formats, each with what it reads, for the help.
@@ -22,8 +22,8 @@ FORMAT_HELP = ("conll2000 (WORD POS CHUNK), conll2003 (WORD POS CHUNK NER, -DOCS
                "lines), conll2002 (WORD NER or WORD POS NER), tagged (WORD<TAB>TAG), pt0 "
                "(WORD<TAB>POS<TAB>PT0), srl (CoNLL-2005 columns), predicates (the same, for "
                "the verb detector), conllu (CoNLL-U, XPOS as POS), gold_conll (OntoNotes: "
-               "WORD, POS, PARSE), levels (the same, one sentence per tree level: the "
-               "parser's)")
+               "WORD, POS, PARSE), trees (Penn Treebank bracketed trees, .mrg), levels "
+               "(either kind of tree file, one sentence per tree level: the parser's)")
 
 OPTIMIZERS = ("sgd", "adam")
 DEVICES = ("cpu", "cuda")
@@ -59,8 +59,8 @@ class TrainConfig:
                                    "sentence for SRL); bilstm: a bidirectional LSTM "
                                    "over the whole sentence (slower to tag; also a teacher "
                                    "for --teachers)", None, choices=APPROACHES)
-    criterion: str = setting("word-level (wll) or sentence-level (sll) log-likelihood", "sll",
-                             choices=CRITERIA)
+    criterion: str = setting("word-level (wll) or sentence-level (sll) log-likelihood (the "
+                             "parser, psg: wll by default)", "sll", choices=CRITERIA)
     features: str = setting("feature preset: basic (words, caps), senna (plus SENNA's task "
                             "features), window (SRL with the window approach), pos-pt0 (SRL "
                             "reading POS besides PT0); '+chars' adds character-level word "
@@ -199,6 +199,8 @@ class TrainConfig:
         missing = [option(n) for n in ("task", "train") if n not in d]
         if missing:
             raise ValueError(f"senna train needs {' and '.join(missing)}")
+        if "criterion" not in d and getattr(TASKS.get(d["task"]), "tree", False):
+            d = {**d, "criterion": "wll"}   # a parser decodes levels from emissions alone
         return cls(**d)
 
 

@@ -17,7 +17,7 @@ from dataclasses import asdict
 
 from senna.datasets import Data
 from senna.document import Sentence
-from senna.io.conll import read_gold_conll
+from senna.io.conll import read_treebank
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.parser import ParserModel
 from senna.syntax.decode import lowest_label
@@ -33,7 +33,7 @@ def explored(cfg: TrainConfig, data: Data) -> list[Sentence]:
     """The off-gold-path states of `cfg.explore` fold parsers on the training sentences
     (those of `cfg.train` not in dev), as level training sentences."""
     dev = {tuple(s.words) for s in data.dev}
-    sentences = [s for s in read_gold_conll(cfg.train)
+    sentences = [s for s in read_treebank(cfg.train)
                  if s.words and tuple(s.words) not in dev]
     parts = [[sentences[i] for i in part] for part in folds(len(sentences), cfg.explore)]
     helds = [{tuple(s.words) for s in part} for part in parts]
