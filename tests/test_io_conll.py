@@ -414,7 +414,9 @@ def test_bracketed_trees_read_as_the_gold_conll_file_of_the_same_trees() -> None
 @pytest.mark.parametrize("text", ["( (S (NP (NN a)) (VP (VBZ b))) )",
                                   "(ROOT (S (NP-SBJ-1 (NN a)) (VP=2 (VBZ b))))",
                                   "(TOP (S (NP (NN a)) (VP (NP (-NONE- *T*-1)) (VBZ b))))",
-                                  "(S\n  (NP (NN a))\n  (VP (VBZ b)))"])
+                                  "(S\n  (NP (NN a))\n  (VP (VBZ b)))",
+                                  "*x*  Copyright (C) 1990  *x*\n*x*  *x*\n"
+                                  "( (S (NP (NN a)) (VP (VBZ b))) )"])
 def test_a_trees_root_and_decorations_read_one_way(tmp_path, text) -> None:
     (s,) = read_trees(_write(tmp_path, "\n" + text + "\n\n"))
     assert (s.words, s.columns) == (["a", "b"], {"pos": ["NN", "VBZ"],

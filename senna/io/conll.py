@@ -383,11 +383,14 @@ def read_trees(path: PathLike) -> list[Sentence]:
     words with columns ``pos`` (the pre-terminals) and ``parse`` (the tree, CoNLL parse
     cells, under a `TOP` root).  Empty elements (`-NONE-`) are dropped with the phrases they
     leave empty, and function tags cut from the labels; a root labelled `ROOT`, `TOP` or
-    nothing becomes `TOP`, any other is put under one."""
+    nothing becomes `TOP`, any other is put under one.  Lines starting `*x*` between trees
+    (the copyright banner of the Penn Treebank's `.mrg` files) are skipped."""
     lines = _read_lines(path)
     out: list[Sentence] = []
     depth, first, parts = 0, 0, []
     for num, line in enumerate(lines, 1):
+        if depth == 0 and line.lstrip().startswith("*x*"):
+            continue
         for token in _TREE_TOKEN.findall(line):
             if depth == 0 and token != "(":
                 raise DataFormatError(f"{token!r} outside a tree (expected '(' to open one)",
