@@ -430,6 +430,7 @@ def test_a_trees_root_and_decorations_read_one_way(tmp_path, text) -> None:
     ("(S (NN a))\n\n(S (NN b) c)\n", 3, "bad bracket string"),
     ("(NN a)\n", 1, "no phrase over the words"),
     ("\n\n", 1, "no trees"),
+    ("(S (NN a))\n" + "(S " * 600 + "(NN a)" + ")" * 600, 2, "nested 601 deep"),
 ])
 def test_bad_tree_files_name_the_line(tmp_path, text, line, what) -> None:
     err = _error(read_trees, _write(tmp_path, text))

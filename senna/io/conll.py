@@ -25,7 +25,15 @@ from typing import Any, TextIO
 
 from senna.document import Sentence
 from senna.syntax.levels import BELOW, level_features, normalise, tree_to_levels
-from senna.syntax.tree import ROOT, Tree, brackets_to_tree, conll_to_tree, node, tree_to_conll
+from senna.syntax.tree import (
+    ROOT,
+    Tree,
+    bracket_tokens,
+    brackets_to_tree,
+    conll_to_tree,
+    node,
+    tree_to_conll,
+)
 from senna.tasks import LAYOUT, SKIP, layout_columns
 
 PathLike = str | os.PathLike[str]
@@ -391,7 +399,7 @@ def read_trees(path: PathLike) -> list[Sentence]:
     for num, line in enumerate(lines, 1):
         if depth == 0 and line.lstrip().startswith("*x*"):
             continue
-        for token in _TREE_TOKEN.findall(line):
+        for token in bracket_tokens(line):
             if depth == 0 and token != "(":
                 raise DataFormatError(f"{token!r} outside a tree (expected '(' to open one)",
                                       path, num)
@@ -408,9 +416,6 @@ def read_trees(path: PathLike) -> list[Sentence]:
         raise DataFormatError("no trees (expected bracketed trees like '(S (NN word))', "
                               "got an empty file)", path, 1)
     return out
-
-
-_TREE_TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
 
 def _tree_sentence(path: PathLike, num: int, text: str) -> Sentence:

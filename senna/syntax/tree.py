@@ -27,6 +27,7 @@ ROOT = "TOP"
 NONE_TAG = "-NONE-"
 _CELL = re.compile(r"^((?:\([^()*\s]+)*)\*(\)*)$")
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
+MAX_DEPTH = 500   # brackets nested deeper are refused: the reader recurses once per bracket
 _ATOM = re.compile(r"[^\s()]+")
 _ESCAPES = (("(", "-LRB-"), (")", "-RRB-"))
 
@@ -184,7 +185,7 @@ class _Reader:
     """Recursive-descent reader of one bracket string (tokens: '(', ')', atoms)."""
 
     def __init__(self, text: str):
-        self.text, self.tokens, self.pos = text, _TOKEN.findall(text), 0
+        self.text, self.tokens, self.pos = text, bracket_tokens(text), 0
         self.words: list[str] = []
         self.tags: list[str] = []
 
@@ -228,8 +229,20 @@ class _Reader:
         return node(label or ROOT, children) if children else None
 
 
+def bracket_tokens(text: str) -> list[str]:
+    """A bracket string's tokens: '(', ')' and the atoms between them."""
+    return _TOKEN.findall(text)
+
+
 def brackets_to_tree(text: str) -> tuple[Tree, list[str], list[str]]:
-    """A PTB bracket string -> (tree, words, POS tags); ValueError when malformed."""
+    """A PTB bracket string -> (tree, words, POS tags); ValueError when malformed or nested
+    deeper than MAX_DEPTH."""
+    depth = deepest = 0
+    for token in bracket_tokens(text):
+        depth += {"(": 1, ")": -1}.get(token, 0)
+        deepest = max(deepest, depth)
+    if deepest > MAX_DEPTH:
+        raise ValueError(f"brackets nested {deepest} deep (expected at most {MAX_DEPTH})")
     reader = _Reader(text)
     tree = reader.unit()
     if reader.pos != len(reader.tokens):
