@@ -129,16 +129,14 @@ def runtime_inputs(model, task: TaskSpec, sentences: list, model_path: str) -> l
     return predict_inputs(list(spec.items()), sentences, model_path)
 
 
-def write_parse_column(gold_path: str, trees: Sequence, out: str,
-                       gold: Sequence | None = None) -> None:
+def write_parse_column(gold_path: str, gold: Sequence, trees: Sequence, out: str) -> None:
     """A `.gold_conll` file written again, line for line, with each sentence's parse cells
     (its sixth column) those of `trees` (one per sentence, in order); a file of bracketed
     trees (`gold`: its sentences) written as one bracketed tree a line."""
-    from senna.io.conll import bracketed, read_treebank
+    from senna.io.conll import bracketed
     from senna.syntax.tree import tree_to_brackets, tree_to_conll
 
     if bracketed(gold_path):
-        gold = read_treebank(gold_path) if gold is None else gold
         with open(out, "w", encoding="utf-8") as f:
             for tree, s in zip(trees, gold, strict=True):
                 f.write(tree_to_brackets(tree, s.words, s.columns["pos"]) + "\n")
@@ -187,7 +185,7 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
         test = [unchain(t) for t in parser.parse([s.words for s in inputs],
                                                  [s.columns for s in inputs])]
         if out:
-            write_parse_column(gold_path, test, out, gold)
+            write_parse_column(gold_path, gold, test, out)
     return bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold], test,
                           [s.columns["pos"] for s in gold])
 

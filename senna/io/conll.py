@@ -26,12 +26,14 @@ from typing import Any, TextIO
 from senna.document import Sentence
 from senna.syntax.levels import BELOW, level_features, normalise, tree_to_levels
 from senna.syntax.tree import (
+    NESTING,
     ROOT,
     Tree,
     bracket_tokens,
     brackets_to_tree,
     conll_to_tree,
     node,
+    plain_label,
     tree_to_conll,
 )
 from senna.tasks import LAYOUT, SKIP, layout_columns
@@ -375,13 +377,12 @@ def read_gold_conll(path: PathLike) -> list[Sentence]:
 
 # the labels a treebank's root may carry (PTB's empty one, Stanford's ROOT, OntoNotes' TOP)
 _ROOT_LABELS = frozenset({"", ROOT, "ROOT", "VROOT"})
-_FUNCTION_TAG = re.compile(r"(?<=.)[-=].*")
 
 
 def _plain_labels(tree: Tree) -> Tree:
     """The tree with function tags and indices cut from its phrase labels (`NP-SBJ-1` ->
     `NP`, `NP=2` -> `NP`), as OntoNotes' files hold them and evalb counts them."""
-    return node(_FUNCTION_TAG.sub("", tree.label),
+    return node(plain_label(tree.label),
                 [_plain_labels(c) if isinstance(c, Tree) else c for c in tree.children])
 
 
@@ -405,7 +406,7 @@ def read_trees(path: PathLike) -> list[Sentence]:
                                       path, num)
             if depth == 0:
                 first, parts = num, []
-            depth += {"(": 1, ")": -1}.get(token, 0)
+            depth += NESTING.get(token, 0)
             parts.append(token)
             if depth == 0:
                 out.append(_tree_sentence(path, first, " ".join(parts)))

@@ -25,18 +25,16 @@ denominator, as in `senna.evaluate`.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from senna.evaluate import _f1, _percent
-from senna.syntax.tree import ROOT, Tree
+from senna.syntax.tree import ROOT, Tree, plain_label
 
 COLLINS_PUNCTUATION = frozenset({",", ":", "``", "''", "."})
 PUNCTUATION = COLLINS_PUNCTUATION | {"HYPH", "NFP"}
 EQUIVALENT = {"PRT": "ADVP"}
-_FUNCTION_TAG = re.compile(r"[-=]")
 
 Bracket = tuple[str, int, int]
 
@@ -66,7 +64,7 @@ def evalb_brackets(tree: Tree, tags: Sequence[str],
         kept.append(kept[-1] + (tag not in punctuation))
     out: Counter[Bracket] = Counter()
     for t in tree.nodes():
-        label = _FUNCTION_TAG.split(t.label, 1)[0]
+        label = plain_label(t.label)
         start, end = kept[t.start], kept[t.end]
         if t.label != ROOT and start < end:
             out[EQUIVALENT.get(label, label), start, end] += 1

@@ -27,6 +27,8 @@ ROOT = "TOP"
 NONE_TAG = "-NONE-"
 _CELL = re.compile(r"^((?:\([^()*\s]+)*)\*(\)*)$")
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
+NESTING = {"(": 1, ")": -1}   # what a bracket token does to the depth
+_FUNCTION_TAG = re.compile(r"(?<=.)[-=].*")
 MAX_DEPTH = 500   # brackets nested deeper are refused: the reader recurses once per bracket
 _ATOM = re.compile(r"[^\s()]+")
 _ESCAPES = (("(", "-LRB-"), (")", "-RRB-"))
@@ -229,6 +231,12 @@ class _Reader:
         return node(label or ROOT, children) if children else None
 
 
+def plain_label(label: str) -> str:
+    """A phrase label without its function tags and index (`NP-SBJ-1` -> `NP`, `NP=2` ->
+    `NP`): the label evalb counts and OntoNotes' files hold."""
+    return _FUNCTION_TAG.sub("", label)
+
+
 def bracket_tokens(text: str) -> list[str]:
     """A bracket string's tokens: '(', ')' and the atoms between them."""
     return _TOKEN.findall(text)
@@ -239,7 +247,7 @@ def brackets_to_tree(text: str) -> tuple[Tree, list[str], list[str]]:
     deeper than MAX_DEPTH."""
     depth = deepest = 0
     for token in bracket_tokens(text):
-        depth += {"(": 1, ")": -1}.get(token, 0)
+        depth += NESTING.get(token, 0)
         deepest = max(deepest, depth)
     if deepest > MAX_DEPTH:
         raise ValueError(f"brackets nested {deepest} deep (expected at most {MAX_DEPTH})")
