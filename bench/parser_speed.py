@@ -29,7 +29,7 @@ RUN = """
 import hashlib, json, sys, time
 from senna.io.conll import read_gold_conll
 from senna.runtime.ensemble import load_tagger
-from senna.syntax.decode import lowest_label
+from senna.syntax.levels import lowest_label
 from senna.syntax.levels import normalise, tree_to_levels
 from senna.syntax.tree import conll_to_tree
 model, data, n = sys.argv[1], sys.argv[2], int(sys.argv[3])

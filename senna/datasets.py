@@ -9,11 +9,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
-from senna.io.conll import DOCSTART, DataFormatError, read_dataset, read_pt0, split_train_dev
+from senna.io.conll import (
+    DOCSTART,
+    TREE_FORMATS,
+    DataFormatError,
+    bracketed,
+    read_dataset,
+    read_pt0,
+    split_train_dev,
+)
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
-from senna.syntax.levels import BELOW, GOLD_TREE, TREE
+from senna.syntax.levels import BELOW, GOLD_TREE, TREE, leaf_phrases
 from senna.tags import PREFIXES, SchemeError, scheme_evidence, scheme_violation, split_tag
 from senna.tasks import TaskSpec, declare, get_task, with_scheme
 
@@ -29,10 +37,35 @@ def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
         s.columns[name] = o.columns[name]
 
 
+# target column -> how a tree (its CoNLL parse cells) gives it: a task whose tags a tree
+# defines trains and is scored on a file of trees (`--format trees` or `gold_conll`)
+TREE_TARGETS = {"pt0": leaf_phrases}
+
+
+def read_task_file(path: str, fmt: str, task: TaskSpec) -> list:
+    """A task's data file in format `fmt`; from a file of trees, a task of `TREE_TARGETS`
+    gets its target column from each sentence's tree.  Only the task being trained or
+    scored gets it, so that no model reads a gold PT0 column where it should read
+    predicted tags (a parser's first level)."""
+    try:
+        sentences = read_dataset(path, fmt)
+    except DataFormatError as e:
+        if fmt in TREE_FORMATS or not bracketed(path):
+            raise
+        raise DataFormatError(f"{e.what}; the file holds bracketed trees: read them with "
+                              "--format trees", e.path, e.line) from None
+    derive = TREE_TARGETS.get(task.target)
+    if derive is not None:
+        for s in sentences:
+            if task.target not in s.columns and GOLD_TREE in s.columns:
+                s.columns[task.target] = derive(s.columns[GOLD_TREE])
+    return sentences
+
+
 def read_task_data(path: str, fmt: str, task: TaskSpec) -> list:
-    """A task's data file, its tags checked against the task's scheme (`check_tags`; not
-    yet when the scheme is still to be detected: `read_data`)."""
-    sentences = read_dataset(path, fmt)
+    """A task's data file (`read_task_file`), its tags checked against the task's scheme
+    (`check_tags`; not yet when the scheme is still to be detected: `read_data`)."""
+    sentences = read_task_file(path, fmt, task)
     if task.source_scheme:
         check_tags(sentences, task, path, fmt)
     return sentences
@@ -197,7 +230,7 @@ def load_dev(cfg, task: TaskSpec) -> list:
     a run's training file may be a derived one (silver data under runs/) that is not kept."""
     if not cfg.dev:
         return load_splits(cfg, task)[1]
-    dev = read_dataset(cfg.dev, reader_format(cfg, task))
+    dev = read_task_file(cfg.dev, reader_format(cfg, task), task)
     if cfg.extra_columns:
         attach_columns(dev, cfg.extra_columns.split(",")[-1])
     return dev

@@ -9,6 +9,7 @@ import pytest
 from conftest import FIX
 
 from senna.io.conll import (
+    WRITABLE,
     DataFormatError,
     Sentence,
     guess_format,
@@ -26,6 +27,7 @@ from senna.io.conll import (
     read_trees,
     split_train_dev,
     write_columns,
+    write_dataset,
     write_srl,
 )
 
@@ -222,6 +224,23 @@ def test_roundtrip_column_formats(tmp_path: Path) -> None:
     for reader, name, names, sep, docstart in cases:
         sents = reader(FIX / name)
         assert _roundtrip_columns(tmp_path, sents, reader, names, sep, docstart) == sents, name
+
+
+# a fixture of every format `write_dataset` writes
+WRITTEN = {"conll2000": "conll2000_sample.txt", "conll2003": "conll2003_sample.txt",
+           "conll2002": "conll2002_ned_sample.txt", "tagged": "ewt_sample.pos",
+           "pt0": "ewt_sample.pt0", "srl": "ewt_sample.verbs-args.conll"}
+
+
+@pytest.mark.parametrize("fmt", WRITABLE)
+def test_every_writable_format_reads_back_as_written(tmp_path: Path, fmt: str) -> None:
+    """`senna evaluate --out` writes the gold file's format: what it writes must read back
+    in that format (files of trees are written by the parser alone)."""
+    sents = read_dataset(FIX / WRITTEN[fmt], fmt)
+    names = list(sents[0].columns)
+    write_dataset(sents, tmp_path / "out", fmt, names, docstart=fmt in ("conll2002", "conll2003"))
+    assert read_dataset(tmp_path / "out", fmt) == sents
+    assert not {"trees", "levels", "gold_conll"} & set(WRITABLE)
 
 
 def test_roundtrip_srl_to_path_and_stream(tmp_path: Path) -> None:

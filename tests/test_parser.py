@@ -213,7 +213,7 @@ def keeping_pt0(psg_dir: Path, out: Path) -> Path:
 
 def test_a_parser_keeping_pt0s_phrases_runs_pt0_first_and_keeps_them(models, psg_dir,
                                                                       tmp_path):
-    from senna.syntax.decode import lowest_label
+    from senna.syntax.levels import lowest_label
 
     root = tmp_path / "models"
     shutil.copytree(models, root)
@@ -439,6 +439,40 @@ def test_a_parser_trains_and_scores_on_bracketed_trees(psg_dir, capsys, tmp_path
     assert pred.read_text().startswith("(TOP (")
     assert cli_evaluate.main(["--task", "psg", "--pred", str(pred), "--data", str(TREES)]) == 0
     assert capsys.readouterr().out == scores[0]
+
+
+def test_a_pt0_tagger_trains_and_scores_on_bracketed_trees(tmp_path, capsys):
+    """`--task pt0 --format trees`: the trees' leaf phrases are its tags, so it trains the
+    tagger that a .pt0 file of the same words, POS and tags trains, and `senna evaluate`
+    scores it on the trees as on that file; read as PT0 columns, the trees are refused with
+    the option that reads them."""
+    from senna.datasets import read_task_file
+    from senna.io.conll import DataFormatError, write_dataset
+
+    columns = tmp_path / "sample.pt0"
+    write_dataset(read_task_file(str(TREES), "trees", get_task("pt0")), columns, "pt0",
+                  ["pos", "pt0"])
+    common = dict(task="pt0", approach="bilstm", epochs=2, hidden=16, word_dim=8,
+                  batch_size=4, threads=1, dev_fraction=0.3)
+    runs = {"trees": TrainConfig(**common, train=str(TREES), format="trees",
+                                 out=str(tmp_path / "from-trees")),
+            "columns": TrainConfig(**common, train=str(columns), out=str(tmp_path / "pt0"))}
+    for cfg in runs.values():
+        train(cfg)
+    with np.load(tmp_path / "from-trees" / "weights.npz") as a, \
+            np.load(tmp_path / "pt0" / "weights.npz") as b:
+        assert sorted(a) == sorted(b)
+        for name in a:
+            np.testing.assert_array_equal(a[name], b[name])
+    capsys.readouterr()
+    reports = []
+    for model, data in (("from-trees", TREES), ("pt0", columns)):
+        assert cli_evaluate.main(["--model", str(tmp_path / model), "--data", str(data)]) == 0
+        reports.append(capsys.readouterr().out)
+    assert reports[0] == reports[1] and "FB1" in reports[0]
+    with pytest.raises(DataFormatError, match="holds bracketed trees: read them with "
+                                              "--format trees"):
+        train(replace(runs["trees"], format="", out=str(tmp_path / "refused")))
 
 
 def test_evaluate_parses_from_the_pos_tags_the_runtime_reads(psg_dir, capsys):

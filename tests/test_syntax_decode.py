@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from senna.decode import viterbi
 from senna.decode.constraints import valid_iobes
 from senna.runtime.parser import SLACK, SPREAD, _groups
-from senna.syntax.decode import LevelDecoder, lowest_label
+from senna.syntax.decode import LevelDecoder
 from senna.syntax.levels import (
     collapse,
     level_features,
     levels_to_tree,
+    lowest_label,
     tree_to_levels,
     with_root,
 )

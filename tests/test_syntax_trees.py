@@ -13,8 +13,10 @@ from senna.syntax.levels import (
     collapse,
     flattened_spans,
     insert_phrases,
+    leaf_phrases,
     level_features,
     levels_to_tree,
+    lowest_label,
     normalise,
     phrases_tree,
     tree_to_levels,
@@ -192,14 +194,27 @@ def _trees(path):
     return [conll_to_tree(s.columns["parse"]) for s in read_gold_conll(path)]
 
 
-def test_level_zero_is_pt0_on_ewt_dev(data_dir) -> None:
-    """Level 0 labels a unary chain by all its labels; PT0 by the lowest: otherwise equal."""
+def test_leaf_phrases_are_level_zero_named_by_the_lowest_label() -> None:
+    """PT0 of a tree: level 0, a unary chain (`NP#NP`) named by its lowest label; a tree
+    with no phrase over words alone is all `O`."""
+    tree, _, _ = brackets_to_tree(
+        "(TOP (S (VP (VB Go) (NP (NML (NN ice) (NN cream)) (NN shop)))) (NP (NP (NN now))))")
+    assert leaf_phrases(tree_to_conll(tree)) == ["O", "B-NP", "I-NP", "E-NP", "S-NP"]
+    assert leaf_phrases(["(TOP*", "*)"]) == ["O", "O"]
+    assert lowest_label("B-S#VP") == "B-VP" and lowest_label("O") == "O"
+
+
+@pytest.mark.parametrize("split", ["dev", "train"])
+def test_the_leaf_phrases_of_the_ewt_trees_are_its_pt0_files(data_dir, split: str) -> None:
+    """Level 0 labels a unary chain by all its labels, PT0 by the lowest: otherwise equal,
+    so a PT0 tagger trains on any treebank's trees (`--task pt0 --format trees`) as on the
+    .pt0 files."""
     ewt = data_dir / "ewt"
-    pt0 = read_pt0(ewt / "ewt.dev.pt0")
-    for tree, sentence in zip(_trees(ewt / "ewt.dev.gold_conll"), pt0, strict=True):
-        level0 = tree_to_levels(normalise(tree))[0]
-        lowest = [t.split("-", 1)[0] + "-" + t.split("#")[-1] if "#" in t else t for t in level0]
-        assert lowest == sentence.columns["pt0"]
+    pt0 = read_pt0(ewt / f"ewt.{split}.pt0")
+    gold = read_gold_conll(ewt / f"ewt.{split}.gold_conll")
+    for tree, sentence in zip(gold, pt0, strict=True):
+        assert tree.words == sentence.words
+        assert leaf_phrases(tree.columns["parse"]) == sentence.columns["pt0"]
 
 
 def test_nml_nodes_put_back_on_ewt_train(data_dir) -> None:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from senna.cli.args import Parser, UsageError
-from senna.io.conll import WRITABLE, has_docstart, read_dataset, write_dataset
+from senna.io.conll import WRITABLE, has_docstart, write_dataset
 from senna.runtime.ensemble import folder_task
 from senna.scoring import file_scheme, group_roles, score_predictions
 from senna.tags import convert
@@ -62,7 +62,9 @@ def check_words(gold: list, pred: list, path: str) -> None:
 
 
 def predicted_from_file(task, gold: list, path: str, fmt: str) -> list[list[str]]:
-    pred = read_dataset(path, fmt)
+    from senna.datasets import read_task_file
+
+    pred = read_task_file(path, fmt, task)
     check_words(gold, pred, path)
     if task.per_predicate:
         from senna.tags import brackets_to_tags
@@ -231,7 +233,8 @@ def main(argv: list[str]) -> int:
     if a.out and fmt not in WRITABLE and not fmt.startswith(LAYOUT):
         raise UsageError(f"--out writes {', '.join(WRITABLE)} files, not {fmt}",
                          "senna evaluate")
-    gold = read_dataset(a.gold, fmt)
+    from senna.datasets import read_task_file
+    gold = read_task_file(a.gold, fmt, task)
     names = list(gold[0].columns)
     if a.extra_columns:
         from senna.datasets import attach_columns

@@ -490,6 +490,7 @@ _READERS: dict[str, Callable[[PathLike], list]] = {
     "levels": read_levels,
 }
 FORMATS = tuple(_READERS)
+TREE_FORMATS = ("trees", "levels")   # the readers of bracketed trees (`bracketed` files)
 
 
 def guess_format(path: PathLike) -> str:
@@ -687,8 +688,11 @@ def split_train_dev(sentences: Iterable, dev_fraction: float = 0.1,
     return items[:cut], items[cut:]
 
 
-# The formats `write_dataset` writes, and those of them separated by tabs.
-WRITABLE = tuple(f for f in FORMATS if f not in ("conllu", "predicates"))
+# The formats `write_dataset` writes (each one read back as it was written), and those of
+# them separated by tabs.  The files of trees are not among them: the parser writes its
+# trees itself (`senna evaluate --out`).
+WRITABLE = tuple(f for f in FORMATS
+                 if f not in ("conllu", "predicates", "gold_conll") + TREE_FORMATS)
 _TAB_FORMATS = ("tagged", "pt0")
 
 

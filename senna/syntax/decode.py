@@ -25,7 +25,7 @@ import numpy as np
 
 from senna.decode.constraints import iobes
 from senna.decode.viterbi import Decoder
-from senna.syntax.levels import Unit, cover, phrases_tree, with_root
+from senna.syntax.levels import Unit, cover, lowest_label, phrases_tree, with_root
 from senna.syntax.tree import Tree, extent
 from senna.tags import Span, spans_to_tags, split_tag
 from senna.text.pieces import token_ranges
@@ -44,12 +44,6 @@ DISAGREE = 1e4
 # Words decoded in one batched pass: each float64 temporary of the unit scores is then at most
 # about GROUP_WORDS * tags * 8 bytes (8 MB over EWT's 249 tags).
 GROUP_WORDS = 4096
-
-
-def lowest_label(tag: str) -> str:
-    """`B-S#VP` -> `B-VP`: a unary chain named by its lowest label, as PT0 names it."""
-    prefix, kind = split_tag(tag)
-    return f"{prefix}-{kind.split('#')[-1]}" if kind else tag
 
 
 def word_tag(tag: str, where: int) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from senna.syntax.tree import ROOT, Tree, conll_to_tree, extent, node
-from senna.tags import Span, spans_to_tags, tags_to_spans
+from senna.tags import Span, spans_to_tags, split_tag, tags_to_spans
 
 CHAIN = "#"
 FLATTENED = ("NML",)
@@ -82,6 +82,21 @@ def tree_to_levels(tree: Tree) -> list[list[str]]:
         if isinstance(child, Tree):
             _height(child, spans)
     return [spans_to_tags(level, tree.end, "iobes") for level in spans]
+
+
+def lowest_label(tag: str) -> str:
+    """`B-S#VP` -> `B-VP`: a unary chain named by its lowest label, as PT0 names it."""
+    prefix, kind = split_tag(tag)
+    return f"{prefix}-{kind.split(CHAIN)[-1]}" if kind else tag
+
+
+def leaf_phrases(cells: Sequence[str]) -> list[str]:
+    """A tree's CoNLL parse cells -> its PT0 tags: level 0, each chain named by its lowest
+    label (`lowest_label`), `O` on the words no such phrase covers; the EWT `.pt0` files
+    hold exactly these tags of the `.gold_conll` trees, so a PT0 tagger trains on any
+    treebank's trees."""
+    levels = column_levels(cells)
+    return [lowest_label(t) for t in levels[0]] if levels else ["O"] * len(cells)
 
 
 def column_levels(cells: Sequence[str]) -> list[list[str]]:

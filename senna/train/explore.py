@@ -20,8 +20,15 @@ from senna.document import Sentence
 from senna.io.conll import read_treebank
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.parser import ParserModel
-from senna.syntax.decode import lowest_label
-from senna.syntax.levels import BELOW, GOLD_TREE, TREE, level_features, normalise, tree_to_levels
+from senna.syntax.levels import (
+    BELOW,
+    GOLD_TREE,
+    TREE,
+    level_features,
+    lowest_label,
+    normalise,
+    tree_to_levels,
+)
 from senna.syntax.oracle import next_level
 from senna.syntax.tree import conll_to_tree
 from senna.tags import spans_to_tags, tags_to_spans

@@ -14,8 +14,7 @@ from senna.runtime.model import decode_roles, model_decoder
 from senna.runtime.parser import ParserModel
 from senna.runtime.predict import document_vote
 from senna.scoring import score_predictions
-from senna.syntax.decode import lowest_label
-from senna.syntax.levels import TREE, levels_to_tree, unchain
+from senna.syntax.levels import TREE, levels_to_tree, lowest_label, unchain
 from senna.syntax.score import bracket_scores
 from senna.tasks import TaskSpec
 from senna.train.data import Example, batches
