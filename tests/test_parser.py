@@ -22,6 +22,7 @@ from senna.features import Batch  # noqa: E402
 from senna.io.checkpoint import ModelError, load_model  # noqa: E402
 from senna.io.conll import guess_format, read_dataset, read_gold_conll  # noqa: E402
 from senna.nn.networks import weights_of  # noqa: E402
+from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.parser import ParserModel  # noqa: E402
 from senna.runtime.pipeline import Pipeline  # noqa: E402
 from senna.syntax.levels import (  # noqa: E402
@@ -473,6 +474,27 @@ def test_a_pt0_tagger_trains_and_scores_on_bracketed_trees(tmp_path, capsys):
     with pytest.raises(DataFormatError, match="holds bracketed trees: read them with "
                                               "--format trees"):
         train(replace(runs["trees"], format="", out=str(tmp_path / "refused")))
+
+
+def test_a_first_level_kept_from_a_tagger_of_other_labels_is_refused(psg_dir):
+    """A parser whose first level keeps the phrases of a PT0 tagger of labels it never
+    learnt (another treebank's) is refused; the CoNLL chunk labels, a subset of its own, pass."""
+    from conftest import CHUNK, POS, tiny_model
+
+    from senna.io.checkpoint import ModelError
+
+    parser = ParserModel.load(psg_dir)
+    parser.first_level = "pt0"
+    pos = TaskModel(tiny_model("pos", POS, seed=1))
+    other = ["O"] + [f"{p}-{c}" for c in ("sn", "grup.verb", "sp") for p in "BIES"]
+    def pipeline(tags: list[str]) -> Pipeline:
+        pt0 = TaskModel(tiny_model("pt0", tags, ("pos",), seed=4))
+        return Pipeline(models={"psg": parser, "pos": pos, "pt0": pt0}, tasks=["psg"])
+
+    with pytest.raises(ModelError, match="the psg model keeps the phrases of a tagger that it "
+                                         "was never trained on"):
+        pipeline(other)
+    assert pipeline(CHUNK).order == ["pos", "pt0", "psg"]
 
 
 def test_evaluate_parses_from_the_pos_tags_the_runtime_reads(psg_dir, capsys):

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import MODELS, SENTS, SRL, WORDS, dense_sentence_emissions, require, tiny_model
+from conftest import (
+    MODELS,
+    POS,
+    SENTS,
+    SRL,
+    WORDS,
+    dense_sentence_emissions,
+    require,
+    tiny_model,
+)
 
 from senna.api import Tagger, load
 from senna.io.checkpoint import save_model
@@ -35,6 +44,22 @@ def test_missing_dependency_is_a_clear_error(models, tmp_path):
         Pipeline(tmp_path, ["srl"])
     with pytest.raises(ValueError, match="unknown task"):
         Pipeline(models, ["parse"])
+
+
+def test_a_model_reading_tags_of_another_tag_set_is_refused(models, tmp_path):
+    """A chunk model trained on Penn Treebank POS tags, fed by a POS tagger of UD tags, would
+    read every tag as unknown and chunk on, silently worse: the pipeline refuses it, naming
+    the tags; a few unknown tags (a tag set with a tag more) pass."""
+    ud = ["ADJ", "ADP", "DET", "NOUN", "PUNCT", "VERB"]
+    other = tmp_path / "ud-pos"
+    save_model(other, tiny_model("pos", ud, seed=7))
+    with pytest.raises(ValueError, match=r"the chunk model reads pos tags that it was never "
+                                         r"trained on \(6 of the pos model's 6: ADJ, ADP"):
+        Pipeline(models, ["chunk"], task_dirs={"pos": other})
+    assert Pipeline(models, ["ner"], task_dirs={"pos": other}).order == ["ner"]
+    one_more = tmp_path / "pos-plus"
+    save_model(one_more, tiny_model("pos", [*POS, "ADD"], seed=7))
+    assert Pipeline(models, ["chunk"], task_dirs={"pos": one_more}).order == ["pos", "chunk"]
 
 
 def test_cascade_feeds_upstream_columns(models):

@@ -18,7 +18,7 @@ server all tag through `annotate`.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from numbers import Integral
@@ -40,6 +40,7 @@ from senna.tasks import (
     get_task,
     normalize_tasks,
 )
+from senna.text.normalize import PADDING, RARE
 from senna.text.pieces import MAX_WORDS, piece_bounds, token_ranges
 from senna.text.tokenize import LANGUAGES
 
@@ -212,6 +213,21 @@ def _joined_roles(roles: list[Roles], cuts: list[list[tuple[int, int]]]) -> list
     return out
 
 
+def _check_known(reader: str, reads: str, source: TaskModel, known: Collection[str]) -> None:
+    """ModelError when the tags `source` gives and those `reader` learnt (`known`) share
+    fewer than half of the smaller set: two tag sets, not one with a few tags more."""
+    tags = [t for t in source.tags.items if t != "O"]
+    learnt = set(known) - {"O", PADDING, RARE}
+    unknown = [t for t in tags if t not in learnt]
+    if tags and learnt and 2 * (len(tags) - len(unknown)) < min(len(tags), len(learnt)):
+        raise ModelError(f"the {reader} model {reads} that it was never trained on "
+                         f"({len(unknown)} of the {source.task} model's {len(tags)}: "
+                         f"{', '.join(unknown[:5])}{', ...' if len(unknown) > 5 else ''}): "
+                         f"the two were trained on different tag sets; give a "
+                         f"{source.task} model of the tags it was trained on "
+                         f"(--model {source.task}=DIR)")
+
+
 class Pipeline:
     """Loaded models for `tasks` and the ones they depend on; `tag` runs the cascade."""
 
@@ -247,6 +263,7 @@ class Pipeline:
         self.order: list[str] = []
         for task in self.tasks:
             self._require(task, ())
+        self._check_inputs()
         languages = {self.models[t].language for t in self.order}
         if len(languages) > 1:
             raise ModelError("these models were trained on different languages: " + ", ".join(
@@ -311,6 +328,29 @@ class Pipeline:
         if getattr(model, "first_level", None) and model.first_tagger is None:
             deps.append(model.first_level)   # the parser keeps PT0's phrases
         return deps
+
+    def _check_inputs(self) -> None:
+        """ModelError where a model reads the tags of another whose tag set it was not
+        trained on (`_check_known`: UD tags where it learnt Penn Treebank ones, say): it
+        would read them all as one unknown tag and tag on, silently worse.  The taggers
+        inside a parser folder are checked too, and a parser's first level against the PT0
+        tagger whose phrases it keeps."""
+        for task in self.order:
+            model = self.models[task]
+            first = getattr(model, "first_level", None)
+            inner = [model.first_tagger] if getattr(model, "first_tagger", None) else []
+            inner += list(getattr(model, "flattened", {}).values())
+            for reader, name in [(model, task)] + [(t, f"{task} ({t.task})") for t in inner]:
+                for kind in reader.featurizer.of_kind(ColumnFeature):
+                    source = self.models.get(ALIASES.get(kind.spec.arg, ""))
+                    if kind.spec.arg not in TASKS[task].own_columns and source is not None \
+                            and not TASKS[source.task].tree:
+                        _check_known(name, f"reads {source.task} tags", source,
+                                     kind.vocab.items)
+            if first:
+                source = model.first_tagger or self.models[first]
+                _check_known(task, "keeps the phrases of a tagger", source,
+                             model.levels.by_lowest)
 
     def annotate(self, sentences: Sequence[Sequence[str]],
                  predicates: Sequence[Sequence[int]] | None = None,
