@@ -4,7 +4,8 @@
 # senna+chars:30`) and training on the parser's own mistakes (recipes/psg-explore.json:
 # three fold parsers, then the run). For deciding between recipes, not for shipping: a GPU
 # run's weights differ from a CPU run's in the last digits, and the shipped parser is
-# trained on the CPU (`make psg`), where a seed gives the same model every time.
+# trained on the CPU (`make psg`), where a seed gives the same model every time on one
+# machine (docs/rebuild.md: not across CPUs).
 #   here:  mkdir -p .gpu/ewt && for s in train dev; do
 #              xz -T2 -c ../shared/data/ewt/ewt.$s.gold_conll > .gpu/ewt/ewt.$s.gold_conll.xz; done
 #   there: bash recipes/psg-gpu.sh [MINUTES]   (the `device` tool: carry .gpu; OUT is set)
