@@ -141,29 +141,33 @@ def test_runtime_scores_are_the_trained_networks(trained, request):
     assert_parser_runtime_is_network(request.getfixturevalue(trained))
 
 
+@pytest.mark.parametrize("beam", [1, 2])
 @pytest.mark.parametrize("settings", [{}, LEVELS], ids=["sentence", "levels"])
-def test_parse_decodes_what_the_network_scores_level_by_level(settings, tmp_path):
+def test_parse_decodes_what_the_network_scores_level_by_level(settings, beam, tmp_path):
     """An untrained network finds phrases everywhere, so its trees have many levels: the
-    runtime (all sentences at once) equals LevelDecoder.parse over PyTorch's scores of each
-    level, the `below` column rebuilt from the levels found."""
+    runtime (all sentences at once, in its chunks, greedy or with a beam) equals
+    LevelDecoder.parse_spans over PyTorch's scores of each sentence and level, the `below`
+    column rebuilt from the levels found."""
     cfg = config(tmp_path / "psg", **settings)
     sentences = read_dataset(GOLD, "levels")
     net, saved = build(cfg, get_task("psg"), sentences)
     saved.weights = weights_of(net)
     runtime = ParserModel(saved)
+    runtime.beam = beam
     gold = read_gold_conll(GOLD)[:8]
     net.eval()
 
-    def scorer(words, pos):
-        def score(level, below):
-            ids = saved.featurizer.encode(words, {"pos": pos, BELOW: below})
+    def scorer(level, which, below):
+        out = []
+        for i, feature in zip(which, below, strict=True):
+            words, pos = gold[i].words, gold[i].columns["pos"]
+            ids = saved.featurizer.encode(words, {"pos": pos, BELOW: feature})
             with torch.no_grad():
-                return net(torch.from_numpy(ids[None]), torch.tensor([len(words)]),
-                           torch.tensor([-1])).numpy()[0]
-        return score
+                out.append(net(torch.from_numpy(ids[None]), torch.tensor([len(words)]),
+                               torch.tensor([-1])).numpy()[0])
+        return out
 
-    expected = [runtime.levels.parse(len(s.words), scorer(s.words, s.columns["pos"]))
-                for s in gold]
+    expected = runtime.levels.parse_spans([len(s.words) for s in gold], scorer, beam)
     assert max(len(levels) for levels, _ in expected) > 2
     got = runtime.parse([s.words for s in gold], [s.columns for s in gold])
     assert got == [tree for _, tree in expected]

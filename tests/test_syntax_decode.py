@@ -23,7 +23,7 @@ from senna.syntax.levels import (
     with_root,
 )
 from senna.syntax.tree import Tree, brackets_to_tree, conll_to_tree, extent, node, tree_to_conll
-from senna.tags import tags_to_spans
+from senna.tags import spans_to_tags, tags_to_spans
 
 TAGS = ["O"] + [f"{p}-{c}" for c in ("X", "Y") for p in "BIES"]
 # W has every IOBES tag; Z only S-Z (a label never seen on more than one word)
@@ -129,6 +129,71 @@ def test_random_scores_always_make_a_tree(n: int, seed: int, scale: float) -> No
         assert len(after) < len(units) or k == 0
         units = after
     assert levels_to_tree(tree_to_levels(tree), n) == tree       # the same tree re-levelled
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 5])
+def test_k_best_paths_equal_brute_force(width: int) -> None:
+    """The `width` best valid IOBES paths of sequences laid end to end, some scores -inf
+    (a tag a unit cannot take), against every sequence of tags enumerated."""
+    decoder, tags = LevelDecoder(WIDE[:8]), WIDE[:8]       # O, S-Z, NP's four, VP's B and I
+    rng = np.random.default_rng(width)
+    for trial in range(40):
+        counts = rng.integers(1, 5, size=rng.integers(1, 5))
+        scores = rng.normal(size=(int(counts.sum()), len(tags)))
+        if trial % 2:
+            scores[rng.random(scores.shape) < 0.2] = -np.inf
+        best, paths = decoder.k_best(scores, counts, width)
+        at = 0
+        for i, n in enumerate(counts.tolist()):
+            e = scores[at : at + n]
+            found = sorted((float(sum(e[t, j] for t, j in enumerate(c))), c)
+                           for c in itertools.product(range(len(tags)), repeat=n)
+                           if valid_iobes([tags[j] for j in c]))[::-1]
+            want = [v for v, _ in found if v > -np.inf][:width]
+            want += [-np.inf] * (width - len(want))
+            np.testing.assert_allclose(best[i], want, rtol=1e-5, atol=1e-4)
+            for r in range(width):
+                path = paths[r, at : at + n]
+                assert valid_iobes([tags[j] for j in path])
+                if best[i, r] > -np.inf:
+                    assert float(e[np.arange(n), path].sum()) == pytest.approx(best[i, r],
+                                                                               abs=1e-4)
+            at += n
+
+
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.lists(st.integers(1, 25), min_size=1, max_size=4),
+       seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([0.1, 1, 30]),
+       beam=st.integers(2, 4))
+def test_a_beam_of_parses_always_makes_trees(lengths: list[int], seed: int, scale: float,
+                                             beam: int) -> None:
+    """With several partial parses a sentence, every tree is well formed, its levels are
+    the tree's, and each of them was scored from the levels below it."""
+    rng = np.random.default_rng(seed)
+    decoder = LevelDecoder(WIDE)
+    asked: dict[tuple[int, int], list[list[str]]] = {}
+
+    def scorer(k: int, which: list[int], below: list[list[str]]) -> list[np.ndarray]:
+        assert len(which) <= beam * len(lengths)
+        for i, feature in zip(which, below, strict=True):
+            asked.setdefault((i, k), []).append(feature)
+        return [rng.normal(scale=scale, size=(lengths[i], len(WIDE))) for i in which]
+
+    for i, ((levels, tree), n) in enumerate(zip(decoder.parse_spans(lengths, scorer, beam),
+                                                lengths, strict=True)):
+        assert tree.label == "TOP" and len(tree.children) == 1
+        assert isinstance(tree.children[0], Tree) and (tree.start, tree.end) == (0, n)
+        assert sorted(_leaves(tree)) == list(range(n))
+        assert conll_to_tree(tree_to_conll(tree)) == tree
+        tags = [spans_to_tags(spans, n, "iobes") for spans in levels]
+        assert levels_to_tree(tags, n) == tree
+        for k in range(len(levels) - 1):    # the last level may be the fallback root's
+            assert level_features(tags[:k], n) in asked[(i, k)]
+
+
+def test_a_beam_must_be_at_least_one() -> None:
+    with pytest.raises(ValueError, match="beam must be at least 1"):
+        LevelDecoder(WIDE).parse_spans([3], lambda k, w, b: [], 0)
 
 
 # chains beside plain labels: PT0 names `S#VP` by its lowest label, VP

@@ -68,6 +68,7 @@ def off_path(parser: ParserModel, sentences: list[Sentence],
         columns = [{"pos": s.columns["pos"], "pt0": [lowest_label(t) for t in found[0]]}
                    for s, found in zip(sentences, levels, strict=True)]
     states: list[tuple[int, list[str]]] = []
+    parser.beam = 1   # the states greedy decoding reaches, as the recipe was measured
     parser.parse([s.words for s in sentences], columns, states)
     paths: dict[int, list[list[str]]] = {}    # the gold states of a sentence, by level
     out = []

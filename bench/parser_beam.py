@@ -1,0 +1,55 @@
+"""Whole-tree bracket F1 on EWT dev, and the parse's CPU time, of a parser decoded with
+each beam width given (`ParserModel.beam`: partial parses kept per sentence; 1 is greedy,
+level by level; `senna.syntax.decode`, module doc).
+
+    python bench/parser_beam.py --data ../shared/data senna/models/psg --beam 1 2 4
+
+POS comes from the shipped POS tagger and the first level's phrases from the parser's own
+PT0 tagger, as `senna -psg` parses (`senna evaluate --model DIR --data ewt.dev.gold_conll`
+prints the same F1 for the runtime's beam); its own NML tagger puts its nodes back.  The
+time is that of `ParserModel.parse` alone, its PT0 and NML taggers included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+
+from senna.cli.evaluate import predict_inputs
+from senna.io.conll import read_gold_conll
+from senna.runtime.ensemble import load_tagger
+from senna.runtime.pipeline import default_model_dir
+from senna.syntax.levels import unchain
+from senna.syntax.score import bracket_scores
+from senna.syntax.tree import conll_to_tree
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=Path("../shared/data"))
+    ap.add_argument("--beam", type=int, nargs="+", default=[1, 2, 4])
+    ap.add_argument("--sentences", type=int, default=0, help="the first N dev sentences only")
+    ap.add_argument("parser")
+    a = ap.parse_args()
+    parser = load_tagger(a.parser)
+    gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
+    gold = gold[: a.sentences] if a.sentences else gold
+    inputs = predict_inputs([("pos", str(default_model_dir() / "pos"))], gold, a.parser)
+    for beam in a.beam:
+        parser.beam = beam
+        start = time.process_time()
+        trees = parser.parse([s.words for s in inputs], [s.columns for s in inputs])
+        seconds = time.process_time() - start
+        score = bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold],
+                               [unchain(t) for t in trees], [s.columns["pos"] for s in gold])
+        print(f"{a.parser}, beam {beam}: bracket F1 {score.f1:.2f} (P {score.precision:.2f}, "
+              f"R {score.recall:.2f}), {len(gold)} sentences, parse {seconds:.1f} s CPU")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
