@@ -171,7 +171,8 @@ class Tagger:
 
 def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] | None = None,
          predicates: str = "auto", tagset: str = DEFAULT_TAGSET, documents: bool = True,
-         models: Mapping[str, str | Path] | None = None, lang: str | None = None) -> Tagger:
+         models: Mapping[str, str | Path] | None = None, lang: str | None = None,
+         beam: int | None = None) -> Tagger:
     """Load the models for `tasks` and those they need.  `model_dir`: a folder of models,
     one per task (default: the shipped senna/models), or one model's own folder (its
     config.json names its task; the others then come from the shipped models).  `models`:
@@ -184,11 +185,12 @@ def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] | None 
     per name within each text (NER, `senna.decode.documents`); False: each span as Viterbi
     found it.  `lang`: instead of `model_dir`, the shipped models for raw text in that
     language ("en", the default; "es", "nl": their NER), whose tokenizer splits the text as
-    the models' training data was split."""
+    the models' training data was split.  `beam`: the partial parses the parser keeps per
+    sentence (default 2; 1: greedy, faster and a little less accurate)."""
     check_tagset(tagset)   # before the models load
     if lang is not None:
         if model_dir is not None:
             raise ValueError("give model_dir or lang, not both")
         model_dir = language_models(lang)
     return Tagger(Pipeline(model_dir, tasks, predicates=predicates, documents=documents,
-                           task_dirs=models), tagset)
+                           task_dirs=models, beam=beam), tagset)

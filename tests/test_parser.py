@@ -334,6 +334,25 @@ def test_a_parser_predicts_the_tree_column_of_training_data(psg_dir):
         assert conll_to_tree(s.columns["psg"]).label == ROOT
 
 
+def test_the_beam_of_the_cli_and_the_api(models, psg_dir, tmp_path):
+    """`--psg-beam N` and `senna.load(beam=N)` set the parser's beam (default BEAM): the
+    same trees either way."""
+    import senna
+    from senna.runtime.parser import BEAM
+
+    root = models_with_parser(models, psg_dir, tmp_path)
+    assert senna.load(root, ["psg"]).pipeline.models["psg"].beam == BEAM == 2
+    for beam in (1, 3):
+        tagger = senna.load(root, ["psg"], beam=beam)
+        assert tagger.pipeline.models["psg"].beam == beam
+        cells = tagger(SENTENCE).sentences[0].columns["psg"]
+        column = [line.split("\t")[-1].strip() for line in
+                  tag(root, "-psg", "--psg-beam", str(beam)).splitlines() if line.strip()]
+        assert column == cells
+    with pytest.raises(ValueError, match="beam must be at least 1"):
+        senna.load(root, ["psg"], beam=0)
+
+
 def test_the_api_gives_an_nltk_tree(models, psg_dir, tmp_path):
     nltk = pytest.importorskip("nltk")
     root = models_with_parser(models, psg_dir, tmp_path)

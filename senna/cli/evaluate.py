@@ -39,6 +39,9 @@ def parser() -> argparse.ArgumentParser:
                         "models its training used, as training's dev score and the runtime "
                         "do; for the parser, read the file's POS instead of the shipped POS "
                         "tagger's")
+    p.add_argument("--psg-beam", type=int, metavar="N",
+                   help="with a parser --model: the partial parses it keeps per sentence "
+                        "(default 2; 1: greedy)")
     p.add_argument("--out", help="with --model: write its predictions here, laid out as the "
                                  "gold file with the tags replaced (in the file's scheme), "
                                  "for another scorer to check")
@@ -155,7 +158,8 @@ def write_parse_column(gold_path: str, gold: Sequence, trees: Sequence, out: str
 
 
 def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
-                pred: str | None = None, gold_inputs: bool = False, out: str | None = None):
+                pred: str | None = None, gold_inputs: bool = False, out: str | None = None,
+                beam: int | None = None):
     """The parser's labelled bracket scores (senna.syntax.score, evalb's COLLINS.prm) on a file of
     trees (`read_treebank`: OntoNotes .gold_conll or bracketed): the trees of `model` from
     the file's words, or those of `pred`, a predicted file of the same sentences. The POS
@@ -163,7 +167,8 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
     them with, else the shipped POS tagger), or the file's with `gold_inputs`; a parser
     whose first level keeps the PT0 tagger's phrases gets them from its own PT0 tagger if it
     has one, else from the shipped one, reading those POS. `out`: the gold file written
-    again with the model's trees in its parse column (a file `pred` can score)."""
+    again with the model's trees in its parse column (a file `pred` can score).  `beam`:
+    the partial parses the parser keeps per sentence (default its own)."""
     from senna.io.conll import read_treebank
     from senna.syntax.levels import unchain
     from senna.syntax.score import bracket_scores
@@ -178,6 +183,8 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
         from senna.runtime.ensemble import load_tagger
         parser = load_tagger(model)
         model_task(task.name, parser, model)
+        if beam is not None:
+            parser.beam = beam
         inputs = gold if gold_inputs else runtime_inputs(parser, task, gold, model)
         if parser.first_level and parser.first_tagger is None:
             from senna.runtime.pipeline import default_model_dir
@@ -200,13 +207,17 @@ def main(argv: list[str]) -> int:
         raise UsageError("--gold-inputs is for a model's input columns: give --model",
                          "senna evaluate")
     named = a.task or (folder_task(Path(a.model)) if a.model else None)
+    if a.psg_beam is not None and not (a.model and named and get_task(named).tree):
+        raise UsageError("--psg-beam is for a parser --model", "senna evaluate")
+    if a.psg_beam is not None and a.psg_beam < 1:
+        raise UsageError(f"--psg-beam must be at least 1, got {a.psg_beam}", "senna evaluate")
     if named and get_task(named).tree:
         from senna.syntax.score import format_brackets
         sys.stdout.write(format_brackets(tree_scores(get_task(named), a.gold, a.model, a.pred,
-                                                     a.gold_inputs, a.out)))
+                                                     a.gold_inputs, a.out, a.psg_beam)))
         if a.model:
             from senna.io.checkpoint import read_config
-            from senna.runtime.parser import own_first_level, own_flattened
+            from senna.runtime.parser import BEAM, own_first_level, own_flattened
             first = read_config(Path(a.model)).get("first_level")
             whose = "parser's own" if own_first_level(a.model, first) else "shipped"
             print(f"senna: parsed from {'the file' if a.gold_inputs else 'predicted'} POS tags"
@@ -214,7 +225,9 @@ def main(argv: list[str]) -> int:
                   + (f", the first level keeping the phrases of the {whose} {first.upper()} "
                      "tagger" if first else "")
                   + "".join(f", {label} nodes put back by its own tagger"
-                            for label, _ in own_flattened(a.model)), file=sys.stderr)
+                            for label, _ in own_flattened(a.model))
+                  + f", {a.psg_beam or BEAM} partial parse{'s' if (a.psg_beam or BEAM) > 1 else ''}"
+                  " kept per sentence (--psg-beam)", file=sys.stderr)
         return 0
     model, recorded = None, {}
     if a.model:

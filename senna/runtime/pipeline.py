@@ -236,7 +236,8 @@ class Pipeline:
                  models: Mapping[str, TaskModel] | None = None, max_tokens: int = MAX_TOKENS,
                  predicates: str = "auto", documents: bool = True,
                  max_words: int = MAX_WORDS,
-                 task_dirs: Mapping[str, str | Path] | None = None):
+                 task_dirs: Mapping[str, str | Path] | None = None,
+                 beam: int | None = None):
         """`model_dir`, `task_dirs`: where the models are (`model_folders`); `tasks`:
         default DEFAULT_TASKS, or the task of the model whose own folder `model_dir` is.
         `models`: models already loaded, by task.
@@ -245,7 +246,9 @@ class Pipeline:
         given: "auto" (the first of the task's `predicate_sources` whose model is at hand:
         the verb detector, else the POS rule) or one of `senna.tasks.PREDICATE_RULES`.
         `documents`: give each name one type per document, for tasks whose table entry
-        says so (NER; `senna.decode.documents`); False: each span as Viterbi found it."""
+        says so (NER; `senna.decode.documents`); False: each span as Viterbi found it.
+        `beam`: the partial parses the parser keeps per sentence (default its own,
+        `senna.runtime.parser.BEAM`; 1: greedy, faster)."""
         self.where = model_folders(model_dir, task_dirs)
         self.root = self.where.root
         self.tasks = normalize_tasks(self.where.default_tasks() if tasks is None else tasks)
@@ -264,6 +267,12 @@ class Pipeline:
         for task in self.tasks:
             self._require(task, ())
         self._check_inputs()
+        if beam is not None:
+            if beam < 1:
+                raise ValueError(f"beam must be at least 1, got {beam}")
+            for model in self.models.values():
+                if hasattr(model, "beam"):
+                    model.beam = beam
         languages = {self.models[t].language for t in self.order}
         if len(languages) > 1:
             raise ModelError("these models were trained on different languages: " + ", ".join(
