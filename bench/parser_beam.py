@@ -33,9 +33,15 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
     ap.add_argument("--beam", type=int, nargs="+", default=[1, 2, 4])
     ap.add_argument("--sentences", type=int, default=0, help="the first N dev sentences only")
+    ap.add_argument("--taggers", type=Path,
+                    help="a parser folder whose own first-level and flattened-label taggers "
+                         "(pt0/, nml/) the parser uses (a new level network scored as the "
+                         "shipped parser is: --taggers senna/models/psg)")
     ap.add_argument("parser")
     a = ap.parse_args()
     parser = load_tagger(a.parser)
+    if a.taggers:
+        parser.use_taggers(a.taggers, load_tagger)
     gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
     gold = gold[: a.sentences] if a.sentences else gold
     inputs = predict_inputs([("pos", str(default_model_dir() / "pos"))], gold, a.parser)

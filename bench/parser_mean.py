@@ -31,7 +31,6 @@ if not __package__:   # run as `python bench/NAME.py`
 from senna.cli.evaluate import predict_inputs
 from senna.io.conll import read_gold_conll
 from senna.runtime.ensemble import load_tagger
-from senna.runtime.parser import own_first_level, own_flattened
 from senna.runtime.pipeline import default_model_dir
 from senna.syntax.levels import unchain
 from senna.syntax.score import bracket_scores
@@ -72,10 +71,7 @@ def main() -> int:
 
     first._scorer = mean_scorer
     if a.taggers:
-        tagger = own_first_level(a.taggers, first.first_level)
-        first.first_tagger = load_tagger(tagger) if tagger is not None else None
-        first.flattened = {label: load_tagger(folder) for label, folder in
-                           own_flattened(a.taggers)}
+        first.use_taggers(a.taggers, load_tagger)
     gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
     root = default_model_dir()
     if a.pt0:

@@ -92,6 +92,25 @@ def own_flattened(path: str | os.PathLike) -> list[tuple[str, Path]]:
             if (Path(path) / label.lower()).is_dir()]
 
 
+def _own_taggers(path: str | os.PathLike, first: str | None,
+                 load_tagger: Callable[[Path], TaskModel]
+                 ) -> tuple[TaskModel | None, dict[str, TaskModel]]:
+    """A parser folder's own tagger of its first level (`first`), if any, and of the
+    labels its levels flatten, each checked to be of its task."""
+    own = own_first_level(path, first)
+    tagger = load_tagger(own) if own is not None else None
+    if tagger is not None and tagger.task != first:
+        raise ModelError(f"{own}: a {tagger.task} model where the parser's first level "
+                         f"needs a {first} tagger")
+    flattened = {}
+    for label, folder in own_flattened(path):
+        flattened[label] = load_tagger(folder)
+        if flattened[label].task != label.lower():
+            raise ModelError(f"{folder}: a {flattened[label].task} model where the "
+                             f"parser's {label} nodes need a {label.lower()} tagger")
+    return tagger, flattened
+
+
 class ParserModel(TaskModel):
     """A psg model: `parse` gives trees, `predict` their CoNLL parse cells (the runtime's
     psg column: `(TOP(S(NP*`, `*)`, ...), chains split, under a `TOP` root."""
@@ -116,19 +135,13 @@ class ParserModel(TaskModel):
         tagger for that level, loaded with `load_tagger` (`senna.runtime.ensemble`'s
         loads an ensemble there too)."""
         saved = load_model(path, shared_tables=True)
-        first = saved.info.get("first_level")
-        own = own_first_level(path, first)
-        tagger = load_tagger(own) if own is not None else None
-        if tagger is not None and tagger.task != first:
-            raise ModelError(f"{own}: a {tagger.task} model where the parser's first level "
-                             f"needs a {first} tagger")
-        flattened = {}
-        for label, folder in own_flattened(path):
-            flattened[label] = load_tagger(folder)
-            if flattened[label].task != label.lower():
-                raise ModelError(f"{folder}: a {flattened[label].task} model where the "
-                                 f"parser's {label} nodes need a {label.lower()} tagger")
-        return cls(saved, tagger, flattened)
+        return cls(saved, *_own_taggers(path, saved.info.get("first_level"), load_tagger))
+
+    def use_taggers(self, path: str | os.PathLike,
+                    load_tagger: Callable[[Path], TaskModel] = TaskModel.load) -> None:
+        """Tag the first level and the flattened labels with the taggers of another parser
+        folder (`path/pt0/`, `path/nml/`): a new level network scored as that parser is."""
+        self.first_tagger, self.flattened = _own_taggers(path, self.first_level, load_tagger)
 
     def level_scores(self, sentences: Sequence[Sequence[str]], columns: Sequence[Columns]
                      ) -> list[np.ndarray]:
