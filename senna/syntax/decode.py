@@ -282,7 +282,8 @@ class LevelDecoder:
         start = np.full((n_seq, w), -np.inf, dtype=np.float32)
         start[:, 0] = 0.0                     # before the first word: one empty path
         shared, b_val, i_val = start, None, None
-        tags, ranks, codes = [], [], []       # per word: the closed list; B-/I- choices
+        tags, ranks = [], []                  # per word: its closed list's tags, ranks
+        codes: list[np.ndarray | None] = []   # per word: I-, E- paths' B-/I- choices
         final_val = np.empty((n_seq, w))
         for t in range(longest):
             n = int(alive[t])
@@ -294,9 +295,9 @@ class LevelDecoder:
                 best_in = best_in.reshape(n, -1, w)
                 codes.append(pick.reshape(n, -1, w).astype(np.uint8 if 2 * w < 256
                                                            else np.intp))
-            else:
+            else:   # no path ends inside a phrase before the first word
                 best_in = np.full((n, len(kb), w), -np.inf, dtype=np.float32)
-                codes.append(np.zeros((n, len(kb), w), dtype=np.uint8))
+                codes.append(None)
             b_val = shared[:, None, :] + rows[:, kb, None]
             i_val = best_in + rows[:, ki, None]
             e_val = best_in + rows[:, ke, None]
