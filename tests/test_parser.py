@@ -239,6 +239,12 @@ def test_a_parser_keeping_pt0s_phrases_runs_pt0_first_and_keeps_them(models, psg
     with pytest.raises(ValueError, match="keeps the phrases of the pt0 tagger: give each "
                                          "sentence its 'pt0' column"):
         parser.parse(words, [{"pos": c["pos"]} for c in columns])
+    # one tag too many here, one too few there: as many in all, yet refused
+    shifted = [c["pt0"] for c in columns]
+    shifted = [shifted[0] + ["O"], shifted[1][:-1], shifted[2]]
+    with pytest.raises(ValueError, match="expected one pt0 tag per word of each sentence"):
+        parser.parse(words, [{"pos": c["pos"], "pt0": t}
+                             for c, t in zip(columns, shifted, strict=True)])
 
 
 def test_a_parser_with_its_own_pt0_tagger_tags_its_first_level_itself(models, psg_dir,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from senna.decode import viterbi
 from senna.decode.constraints import valid_iobes
 from senna.runtime.parser import SLACK, SPREAD, _groups
-from senna.syntax.decode import LevelDecoder
+from senna.syntax.decode import LevelDecoder, _merge, _top
 from senna.syntax.levels import (
     collapse,
     level_features,
@@ -159,6 +159,46 @@ def test_k_best_paths_equal_brute_force(width: int) -> None:
                     assert float(e[np.arange(n), path].sum()) == pytest.approx(best[i, r],
                                                                                abs=1e-4)
             at += n
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 5])
+def test_merge_is_the_top_of_both_lists(width: int) -> None:
+    """Merging two lists sorted largest first = `_top` over them side by side: the same
+    values, from the same places wherever they are finite (ties, -inf and all)."""
+    rng = np.random.default_rng(width)
+    for _ in range(20):
+        lists = [-np.sort(-rng.integers(-3, 3, size=(7, 5, width)).astype(np.float32), -1)
+                 for _ in range(2)]
+        for values in lists:
+            values[rng.random(values.shape[:-1]) < 0.2, -1] = -np.inf
+            values[rng.random(values.shape[:-1]) < 0.1] = -np.inf
+        codes, got = _merge(*lists)
+        want_codes, want = _top(np.concatenate(lists, -1).reshape(-1, 2 * width), width)
+        want, want_codes = want.reshape(got.shape), want_codes.reshape(got.shape)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(codes[np.isfinite(want)], want_codes[np.isfinite(want)])
+
+
+@pytest.mark.parametrize("beam", [1, 2])
+def test_a_scorer_may_give_its_emissions_end_to_end(beam: int) -> None:
+    """A scorer that returns one array of all the sentences' rows parses as one that returns
+    an array a sentence; either one of the wrong shape, or not finite, is refused."""
+    lengths, decoder = [3, 1, 6, 4], LevelDecoder(WIDE)
+    rng = np.random.default_rng(beam)
+    table = {(i, k): rng.normal(size=(n, len(WIDE))) for i, n in enumerate(lengths)
+             for k in range(2 * max(lengths) + 2)}
+
+    def each(k: int, which: list[int], below: list[list[str]]) -> list[np.ndarray]:
+        return [table[i, k] for i in which]
+
+    def flat(k: int, which: list[int], below: list[list[str]]) -> np.ndarray:
+        return np.concatenate(each(k, which, below))
+
+    assert decoder.parse_spans(lengths, flat, beam) == decoder.parse_spans(lengths, each, beam)
+    for wrong in (lambda k, w, b: flat(k, w, b)[1:], lambda k, w, b: each(k, w, b)[1:],
+                  lambda k, w, b: flat(k, w, b) * np.nan):
+        with pytest.raises(ValueError, match="expected finite emissions"):
+            decoder.parse_spans(lengths, wrong, beam)
 
 
 @settings(max_examples=40, deadline=None)

@@ -176,6 +176,8 @@ class ParserModel(TaskModel):
         if first and any(first not in c for c in cols):
             raise ValueError(f"this parser's first level keeps the phrases of the {first} "
                              f"tagger: give each sentence its {first!r} column")
+        if first and any(len(c[first]) != len(s) for c, s in zip(cols, sentences, strict=True)):
+            raise ValueError(f"expected one {first} tag per word of each sentence")
 
         lengths = [len(s) for s in sentences]
         if not self.cfg.level_hidden:
@@ -210,7 +212,8 @@ class ParserModel(TaskModel):
         fixed: list[np.ndarray] = []
         starts = np.cumsum([0] + [len(sentences[i]) for i in chunk])
 
-        def scorer(level: int, which: list[int], below: list[list[str]]) -> list[np.ndarray]:
+        def scorer(level: int, which: list[int], below: list[list[str]]
+                   ) -> list[np.ndarray] | np.ndarray:
             if states is not None:
                 states.extend((chunk[j], b) for j, b in zip(which, below, strict=True))
             words = [sentences[chunk[j]] for j in which]
@@ -229,13 +232,15 @@ class ParserModel(TaskModel):
                     below_ids = ids[:, -1]
                 parts = fixed
                 if which != list(range(len(chunk))):   # the rows of the sentences asked for
-                    rows = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in which])
+                    at = np.asarray(which)
+                    sizes = starts[at + 1] - starts[at]
+                    rows = np.repeat(starts[at] - (np.cumsum(sizes) - sizes), sizes) \
+                        + np.arange(int(sizes.sum()))
                     parts = [f[rows] for f in fixed]
-                flat = kernels.level_scores(tuple(parts), below_ids, lengths, self.w, self.cfg)
-                found = np.split(flat, np.cumsum(lengths)[:-1])
-            if level == 0 and first:
-                found = [self.levels.keeping(e, cols[chunk[j]][first])
-                         for j, e in zip(which, found, strict=True)]
+                found = kernels.level_scores(tuple(parts), below_ids, lengths, self.w, self.cfg)
+            if level == 0 and first:   # the first level keeps the phrases of the `first` column
+                flat = found if isinstance(found, np.ndarray) else np.concatenate(found)
+                found = self.levels.keeping(flat, [t for j in which for t in cols[chunk[j]][first]])
             return found
 
         return scorer

@@ -250,4 +250,8 @@ def cover(feature: list[str], spans: Sequence[tuple[str, int, int]]) -> None:
     """`level_features` after one more level: its phrases (`spans`) cover their words, in
     place (the parser adds each level as it finds it)."""
     for label, start, end in spans:
-        feature[start:end] = spans_to_tags([(label, 0, end - start)], end - start, "iobes")
+        if end - start == 1:
+            feature[start] = f"S-{label}"
+        else:
+            feature[start:end] = [f"B-{label}", *[f"I-{label}"] * (end - start - 2),
+                                  f"E-{label}"]
