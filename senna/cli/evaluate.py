@@ -16,6 +16,7 @@ from pathlib import Path
 from senna.cli.args import Parser, UsageError
 from senna.io.conll import WRITABLE, has_docstart, write_dataset
 from senna.runtime.ensemble import folder_task
+from senna.runtime.parser import BEAM
 from senna.scoring import file_scheme, group_roles, score_predictions
 from senna.tags import convert
 from senna.tasks import LAYOUT, TASKS, TaskSpec, get_task
@@ -41,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
                         "tagger's")
     p.add_argument("--psg-beam", type=int, metavar="N",
                    help="with a parser --model: the partial parses it keeps per sentence "
-                        "(default 2; 1: greedy)")
+                        f"(default {BEAM}; 1: greedy)")
     p.add_argument("--out", help="with --model: write its predictions here, laid out as the "
                                  "gold file with the tags replaced (in the file's scheme), "
                                  "for another scorer to check")

@@ -29,6 +29,7 @@ from senna.cli.args import (
 )
 from senna.document import Document
 from senna.io.output import FORMATS, OutputOptions, iter_formatted, write_chunks
+from senna.runtime.parser import BEAM
 from senna.runtime.pipeline import model_folders
 from senna.tagset import DEFAULT_TAGSET, TAGSETS
 from senna.tasks import DEFAULT_TASKS, TASKS, normalize_tasks
@@ -112,7 +113,7 @@ def parser() -> argparse.ArgumentParser:
                    help="sentences per batch; output is flushed after each and whenever "
                         f"the input pauses (default {BATCH}; {SRL_BATCH} when SRL runs)")
     p.add_argument("--psg-beam", type=int, metavar="N",
-                   help="partial parses -psg keeps per sentence (default 2; 1: greedy, about "
+                   help=f"partial parses -psg keeps per sentence (default {BEAM}; 1: greedy, about "
                         "twice as fast and 0.4 bracket F1 less on EWT dev)")
     p.add_argument("--preload", action="store_true",
                    help="build every model's indexes at start-up instead of when the input "
