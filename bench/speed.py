@@ -147,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--psg", metavar="DIR",
                    help="the parser's model folder, for the PSG and all-five rows (default: "
                         "the models' psg/ when there is one)")
+    p.add_argument("--psg-beam", type=int, metavar="N",
+                   help="the parser's beam in the PSG and all-five rows (default: senna's)")
     p.add_argument("--repeat", type=int, default=3,
                    help="runs per measurement (the median counts)")
     p.add_argument("--limit", type=int, default=0,
@@ -161,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(a.model_dir) if a.model_dir else ROOT / "senna" / "models"
     parser = a.psg is not None or (root / "psg" / "config.json").is_file()
     base += ["--model", f"psg={a.psg}"] if a.psg else []
-    rows = ROWS + (PARSER_ROWS if parser else ())
+    beam = ["--psg-beam", str(a.psg_beam)] if a.psg_beam else []
+    rows = ROWS + (tuple((label, opts + beam, senna, target)
+                         for label, opts, senna, target in PARSER_ROWS) if parser else ())
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         text, empty = Path(tmp) / "input.txt", Path(tmp) / "empty.txt"
