@@ -31,12 +31,6 @@ from senna.syntax.tree import conll_to_tree
 FLOOR = -30.0   # the log-probability of a label PT0 lacks (B-S, B-PRN, ...)
 
 
-def _lse(a: np.ndarray, axis: int) -> np.ndarray:
-    top = a.max(axis=axis, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    return np.squeeze(top, axis) + np.log(np.exp(a - top).sum(axis=axis))
-
-
 def log_marginals(e: np.ndarray, trans: np.ndarray, begin: np.ndarray, end: np.ndarray
                   ) -> np.ndarray:
     """A sentence-level model's emissions [n, K] -> each word's log marginal tag
@@ -45,11 +39,11 @@ def log_marginals(e: np.ndarray, trans: np.ndarray, begin: np.ndarray, end: np.n
     alpha, beta = np.empty((n, k)), np.empty((n, k))
     alpha[0] = begin + e[0]
     for t in range(1, n):
-        alpha[t] = _lse(alpha[t - 1][:, None] + trans, 0) + e[t]
+        alpha[t] = np.logaddexp.reduce(alpha[t - 1][:, None] + trans, axis=0) + e[t]
     beta[n - 1] = end
     for t in range(n - 2, -1, -1):
-        beta[t] = _lse(trans + (e[t + 1] + beta[t + 1])[None, :], 1)
-    return alpha + beta - _lse(alpha[n - 1] + end, 0)
+        beta[t] = np.logaddexp.reduce(trans + (e[t + 1] + beta[t + 1])[None, :], 1)
+    return alpha + beta - np.logaddexp.reduce(alpha[n - 1] + end, 0)
 
 
 def main() -> int:
@@ -90,7 +84,7 @@ def main() -> int:
     parser.first_tagger = None           # the first level's column: PT0's marginals
     for alpha in a.alpha:
         def soft(emissions: np.ndarray, phrases: list, alpha: float = alpha) -> np.ndarray:
-            logp = emissions - _lse(emissions, 1)[:, None]
+            logp = emissions - np.logaddexp.reduce(emissions, 1)[:, None]
             pt0_logp = np.concatenate([np.asarray(phrases),
                                        np.full((len(emissions), 1), FLOOR)], 1)
             return (logp + alpha * np.maximum(pt0_logp[:, column], FLOOR)).astype(np.float32)

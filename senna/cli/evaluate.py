@@ -218,17 +218,18 @@ def main(argv: list[str]) -> int:
                                                      a.gold_inputs, a.out, a.psg_beam)))
         if a.model:
             from senna.io.checkpoint import read_config
-            from senna.runtime.parser import BEAM, own_first_level, own_flattened
+            from senna.runtime.parser import own_first_level, own_flattened
             first = read_config(Path(a.model)).get("first_level")
             whose = "parser's own" if own_first_level(a.model, first) else "shipped"
+            beam = a.psg_beam or BEAM
             print(f"senna: parsed from {'the file' if a.gold_inputs else 'predicted'} POS tags"
                   + ("" if a.gold_inputs else " (as at run time; --gold-inputs: the file's)")
                   + (f", the first level keeping the phrases of the {whose} {first.upper()} "
                      "tagger" if first else "")
                   + "".join(f", {label} nodes put back by its own tagger"
                             for label, _ in own_flattened(a.model))
-                  + f", {a.psg_beam or BEAM} partial parse{'s' if (a.psg_beam or BEAM) > 1 else ''}"
-                  " kept per sentence (--psg-beam)", file=sys.stderr)
+                  + f", {beam} partial parse{'s' if beam > 1 else ''} kept per sentence "
+                  "(--psg-beam)", file=sys.stderr)
         return 0
     model, recorded = None, {}
     if a.model:
