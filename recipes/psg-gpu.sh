@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Parser recipes compared on one GPU, several seeds each, all at once: the recipe
-# (recipes/psg.json) against the recipe reading character vectors (`--features
-# senna+chars:30`) and training on the parser's own mistakes (recipes/psg-explore.json:
-# three fold parsers, then the run). For deciding between recipes, not for shipping: a GPU
+# (recipes/psg.json: two fold parsers, then the run on its own mistakes) against the
+# recipe reading character vectors (`--features senna+chars:30`) and the recipe on the
+# gold levels alone (`--explore 0`). For deciding between recipes, not for shipping: a GPU
 # run's weights differ from a CPU run's in the last digits, and the shipped parser is
 # trained on the CPU (`make psg`), where a seed gives the same model every time on one
 # machine (docs/rebuild.md: not across CPUs).
 #   here:  mkdir -p .gpu/ewt && for s in train dev; do
 #              xz -T2 -c ../shared/data/ewt/ewt.$s.gold_conll > .gpu/ewt/ewt.$s.gold_conll.xz; done
 #   there: bash recipes/psg-gpu.sh [MINUTES]   (the `device` tool: carry .gpu; OUT is set)
-# Every training stops after the epoch that passes MINUTES (default 4): a recipe run, a fold
-# parser, an explore run (which starts when its folds are done: twice MINUTES). Then each
+# Every training stops after the epoch that passes MINUTES (default 4): a fold parser, a
+# run (an exploring one starts when its folds are done: twice MINUTES). Then each
 # parser's trees on EWT dev, from predicted POS with the shipped parser's own PT0 and NML
 # taggers (as `senna -psg` parses), go to $OUT/summary.txt, the logs and each run's
 # history.json to $OUT/runs.tar.xz.
@@ -48,16 +48,16 @@ DEV=$EWT/ewt.dev.gold_conll
 common=(--train "$TRAIN" --dev "$DEV" --device "$DEVICE" --threads 1 --max-minutes "$MINUTES"
         --jackknife-dir "$RUNS/jackknife")
 
-# the recipe's runs, the recipe reading character vectors too (as the parser's PT0 tagger
-# does), and the explore runs (each: its three fold parsers at once, then the run on the
-# states they reach), all at once
+# the recipe's runs (each: its two fold parsers at once, then the run on the states they
+# reach), the recipe reading character vectors too (as the parser's PT0 tagger does), and
+# the recipe on the gold levels alone, all at once
 for s in $SEEDS; do
   python3 -m senna train --config recipes/psg.json "${common[@]}" --seed "$s" \
       --out "$RUNS/recipe-s$s" > "$RUNS/recipe-s$s.log" 2>&1 &
   python3 -m senna train --config recipes/psg.json "${common[@]}" --seed "$s" \
       --features senna+chars:30 --out "$RUNS/chars-s$s" > "$RUNS/chars-s$s.log" 2>&1 &
-  python3 -m senna train --config recipes/psg-explore.json "${common[@]}" --seed "$s" \
-      --jobs 3 --out "$RUNS/explore-s$s" > "$RUNS/explore-s$s.log" 2>&1 &
+  python3 -m senna train --config recipes/psg.json "${common[@]}" --seed "$s" \
+      --explore 0 --explore-epochs 0 --out "$RUNS/gold-s$s" > "$RUNS/gold-s$s.log" 2>&1 &
 done
 wait
 
@@ -66,7 +66,7 @@ wait
 [ -d "$RUNS/embeddings" ] || cp -r senna/models/embeddings "$RUNS/"
 {
   echo "parser trees on $(basename "$DEV"), predicted POS (MINUTES=$MINUTES per stage, $DEVICE)"
-  for d in "$RUNS"/recipe-s*/ "$RUNS"/chars-s*/ "$RUNS"/explore-s*/; do
+  for d in "$RUNS"/recipe-s*/ "$RUNS"/chars-s*/ "$RUNS"/gold-s*/; do
     d=${d%/}
     [ -f "$d/config.json" ] || { echo "$(basename "$d"): no model"; continue; }
     cp -r senna/models/psg/pt0 senna/models/psg/nml "$d/"

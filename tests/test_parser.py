@@ -347,8 +347,8 @@ def test_the_beam_of_the_cli_and_the_api(models, psg_dir, tmp_path):
     from senna.runtime.parser import BEAM
 
     root = models_with_parser(models, psg_dir, tmp_path)
-    assert senna.load(root, ["psg"]).pipeline.models["psg"].beam == BEAM == 2
-    for beam in (1, 3):
+    assert senna.load(root, ["psg"]).pipeline.models["psg"].beam == BEAM == 1
+    for beam in (2, 3):
         tagger = senna.load(root, ["psg"], beam=beam)
         assert tagger.pipeline.models["psg"].beam == beam
         cells = tagger(SENTENCE).sentences[0].columns["psg"]
@@ -566,22 +566,24 @@ def test_spacy_gets_one_tree_per_sentence(models, psg_dir, tmp_path):
 def test_explore_adds_the_states_fold_parsers_reach_off_the_gold_path(tmp_path, monkeypatch):
     """--explore 2: two parsers, each trained without one half of the training trees, parse
     that half; each state off the gold path joins the training data with the oracle's next
-    level.  A second run reuses the cached fold parsers."""
+    level.  The fold parsers train for --explore-epochs; a second run reuses them."""
     import senna.train.folds as fold_models
     from senna.syntax.oracle import next_level
     from senna.tags import tags_to_spans
     from senna.train.prepare import prepare
 
     trained: list[set] = []
+    epochs: list[int] = []
     real = fold_models.train
 
     def recording(cfg, data=None):
         trained.append({tuple(s.words) for s in data.train})
+        epochs.append(cfg.epochs)
         return real(cfg, data)
 
     monkeypatch.setattr(fold_models, "train", recording)
-    cfg = config(tmp_path / "psg", explore=2, epochs=1, lr=1e-9,   # fold parsers: untrained
-                 jackknife_dir=str(tmp_path / "folds"))
+    cfg = config(tmp_path / "psg", explore=2, epochs=3, explore_epochs=1,
+                 lr=1e-9, jackknife_dir=str(tmp_path / "folds"))   # fold parsers: untrained
     data = prepare(cfg)
     plain = prepare(config(tmp_path / "plain"))
     dev = {tuple(s.words) for s in data.dev}
@@ -589,6 +591,7 @@ def test_explore_adds_the_states_fold_parsers_reach_off_the_gold_path(tmp_path, 
     halves = [{tuple(s.words) for s in trees[: len(trees) // 2]},
               {tuple(s.words) for s in trees[len(trees) // 2 :]}]
     assert len(trained) == 2 and all(not t & h for t, h in zip(trained, halves, strict=True))
+    assert epochs == [1, 1]
     assert data.train[: len(plain.train)] == plain.train
     extra = data.train[len(plain.train) :]
     assert extra, "an untrained parser strays from the gold path"

@@ -24,6 +24,10 @@ def test_a_bad_seed_is_refused_naming_the_option(capsys, monkeypatch, args, mess
     (["--explore", "3"], "--explore is for a parser (--task psg), not --task"),
     (["--task", "psg", "--criterion", "wll", "--explore", "1"],
      "--explore must be 0 (off) or at least 2 folds, got 1"),
+    (["--task", "psg", "--criterion", "wll", "--explore-epochs", "4"],
+     "--explore-epochs needs --explore"),
+    (["--task", "psg", "--criterion", "wll", "--explore", "2", "--explore-epochs", "-1"],
+     "--explore-epochs must be 0 (--epochs) or more, got -1"),
 ])
 def test_explore_is_for_a_parser_with_two_folds_or_more(capsys, args, message):
     assert message in bad_settings(capsys, BASE + args)

@@ -42,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
                         "tagger's")
     p.add_argument("--psg-beam", type=int, metavar="N",
                    help="with a parser --model: the partial parses it keeps per sentence "
-                        f"(default {BEAM}; 1: greedy)")
+                        f"(default {BEAM}: greedy; more: a beam)")
     p.add_argument("--out", help="with --model: write its predictions here, laid out as the "
                                  "gold file with the tags replaced (in the file's scheme), "
                                  "for another scorer to check")

@@ -113,8 +113,8 @@ def parser() -> argparse.ArgumentParser:
                    help="sentences per batch; output is flushed after each and whenever "
                         f"the input pauses (default {BATCH}; {SRL_BATCH} when SRL runs)")
     p.add_argument("--psg-beam", type=int, metavar="N",
-                   help=f"partial parses -psg keeps per sentence (default {BEAM}; 1: greedy, about "
-                        "1.7 times as fast and 0.4 bracket F1 less on EWT dev)")
+                   help=f"partial parses -psg keeps per sentence (default {BEAM}: greedy, level by "
+                        "level; 2 or more: a beam, 2 taking about 1.5 times the parse time)")
     p.add_argument("--preload", action="store_true",
                    help="build every model's indexes at start-up instead of when the input "
                         "first needs them (a steady first response; timing tagging alone)")

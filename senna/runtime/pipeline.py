@@ -248,7 +248,7 @@ class Pipeline:
         `documents`: give each name one type per document, for tasks whose table entry
         says so (NER; `senna.decode.documents`); False: each span as Viterbi found it.
         `beam`: the partial parses the parser keeps per sentence (default its own,
-        `senna.runtime.parser.BEAM`; 1: greedy, faster)."""
+        `senna.runtime.parser.BEAM`, 1: greedy; more: a beam, slower)."""
         self.where = model_folders(model_dir, task_dirs)
         self.root = self.where.root
         self.tasks = normalize_tasks(self.where.default_tasks() if tasks is None else tasks)

@@ -232,9 +232,10 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
            f"run time a tagger of them in its folder's `{label.lower()}/` (with its own card), "
            "if there is one, puts them back" for label in FLATTENED] if task.tree else []),
         *([f"- Trained also on its own mistakes: the level states that {cfg['explore']} "
-           "parsers, each trained without one fold of the training trees, reach off the gold "
-           "path on that fold, each with the gold phrases still buildable from it "
-           "(`explore`)"] if cfg.get("explore") else []),
+           "parsers, each trained without one fold of the training trees"
+           + (f" for {n} epochs at most" if (n := cfg.get("explore_epochs")) else "")
+           + ", reach off the gold path on that fold, each with the gold phrases still "
+           "buildable from it (`explore`)"] if cfg.get("explore") else []),
         *clusters_text(cfg, tr.get("clusters_source")),
         *teachers_text(cfg),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}"

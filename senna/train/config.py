@@ -32,7 +32,7 @@ DEVICES = ("cpu", "cuda")
 SECTIONS = {
     "data": ("task", "train", "dev", "format", "columns", "scheme", "dev_fraction",
              "extra_train", "extra_columns", "predicted_columns", "jackknife", "jackknife_dir",
-             "jobs", "explore", "licence", "language"),
+             "jobs", "explore", "explore_epochs", "licence", "language"),
     "features": ("features", "embeddings", "fixed_embeddings", "word_dim", "max_words",
                  "min_count", "gazetteer", "clusters"),
     "network": ("approach", "criterion", "window", "hidden", "conv", "predicate_window",
@@ -97,6 +97,9 @@ class TrainConfig:
                            "trained on all but one of this many folds reach on the fold they "
                            "did not see, each with the gold phrases still buildable from it "
                            "(senna.train.explore; 0: the gold levels only)", 0)
+    explore_epochs: int = setting("with --explore: train the fold parsers for at most this "
+                                  "many epochs (0: --epochs); weaker parsers err more often, "
+                                  "and cost less to train", 0)
     epochs: int = setting("epochs, at least 1 (a resumed run counts those already done)", 30)
     lr: float = setting("learning rate > 0 (SGD: divided by each layer's fan-in; Adam: about "
                         "1e-3)", 0.05)
@@ -282,6 +285,10 @@ def problems(cfg: TrainConfig) -> list[str]:
         out.append(f"--jobs must be at least 1, got {cfg.jobs}")
     if cfg.explore < 0 or cfg.explore == 1:
         out.append(f"--explore must be 0 (off) or at least 2 folds, got {cfg.explore}")
+    if cfg.explore_epochs < 0:
+        out.append(f"--explore-epochs must be 0 (--epochs) or more, got {cfg.explore_epochs}")
+    if cfg.explore_epochs and not cfg.explore:
+        out.append("--explore-epochs needs --explore")
     if cfg.jackknife and not cfg.predicted_columns:
         out.append("--jackknife needs --predicted-columns")
     try:

@@ -3,7 +3,8 @@ sentences they never saw, each with the best next level from there (`senna.synta
 
 The training sentences are cut into K contiguous folds (`senna.train.folds`); a
 parser trained with the run's own settings on the other folds (cached under
-`jackknife_dir`, like the jackknife models of predicted columns) parses each fold, reading
+`jackknife_dir`, like the jackknife models of predicted columns; for at most
+`explore_epochs` epochs if set) parses each fold, reading
 the gold POS and, for a parser whose first level keeps PT0's phrases, the gold level 0 as
 PT0 names it.  Every state it reaches off the gold path, what the network reads there,
 becomes one more training sentence: columns `pos` (gold), `below` (the state) and `psg`
@@ -45,7 +46,8 @@ def explored(cfg: TrainConfig, data: Data) -> list[Sentence]:
     parts = [[sentences[i] for i in part] for part in folds(len(sentences), cfg.explore)]
     helds = [{tuple(s.words) for s in part} for part in parts]
     names = [f"psg-explore-fold{k + 1}of{cfg.explore}" for k in range(cfg.explore)]
-    base = {**asdict(cfg), "explore": 0, "out": None}
+    base = {**asdict(cfg), "explore": 0, "explore_epochs": 0, "out": None,
+            "epochs": cfg.explore_epochs or cfg.epochs}
     train_folds(base, helds, {}, cfg, names)
     out: list[Sentence] = []
     for part, held, name in zip(parts, helds, names, strict=True):
