@@ -52,7 +52,7 @@ Columns = Mapping[str, Sequence[str]]
 
 # partial parses a sentence keeps (`senna.syntax.decode`, module doc). The shipped parser,
 # trained on its own mistakes, decodes greedily: a beam of 2 moved its bracket F1 on EWT dev
-# by -0.14 (+0.39 and +0.31 for two other seeds) at 1.5 times the parse time
+# by -0.14 (+0.39 and +0.31 for two other seeds) at 1.8 times the parse time
 BEAM = 1
 CELLS = 8192   # sentences x padded length per network pass: bounds the emissions' memory
 # a group's longest sentence is at most this much longer than its shortest (times, plus
