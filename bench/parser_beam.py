@@ -4,6 +4,9 @@ level by level; `senna.syntax.decode`, module doc).
 
     python bench/parser_beam.py --data ../shared/data senna/models/psg --beam 1 2 4
 
+Several parsers (the seeds of a recipe, say) are scored in one call, each with every beam,
+on the same predicted POS; the last line gives their mean and range per beam.
+
 POS comes from the shipped POS tagger and the first level's phrases from the parser's own
 PT0 tagger, as `senna -psg` parses (`senna evaluate --model DIR --data ewt.dev.gold_conll`
 prints the same F1 for the runtime's beam); its own NML tagger puts its nodes back.  The
@@ -13,6 +16,7 @@ time is that of `ParserModel.parse` alone, its PT0 and NML taggers included.
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from pathlib import Path
 
@@ -37,23 +41,30 @@ def main() -> int:
                     help="a parser folder whose own first-level and flattened-label taggers "
                          "(pt0/, nml/) the parser uses (a new level network scored as the "
                          "shipped parser is: --taggers senna/models/psg)")
-    ap.add_argument("parser")
+    ap.add_argument("parsers", nargs="+", metavar="parser")
     a = ap.parse_args()
-    parser = load_tagger(a.parser)
-    if a.taggers:
-        parser.use_taggers(a.taggers, load_tagger)
     gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
     gold = gold[: a.sentences] if a.sentences else gold
-    inputs = predict_inputs([("pos", str(default_model_dir() / "pos"))], gold, a.parser)
-    for beam in a.beam:
-        parser.beam = beam
-        start = time.process_time()
-        trees = parser.parse([s.words for s in inputs], [s.columns for s in inputs])
-        seconds = time.process_time() - start
-        score = bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold],
-                               [unchain(t) for t in trees], [s.columns["pos"] for s in gold])
-        print(f"{a.parser}, beam {beam}: bracket F1 {score.f1:.2f} (P {score.precision:.2f}, "
-              f"R {score.recall:.2f}), {len(gold)} sentences, parse {seconds:.1f} s CPU")
+    inputs = predict_inputs([("pos", str(default_model_dir() / "pos"))], gold, a.parsers[0])
+    f1s: dict[int, list[float]] = {beam: [] for beam in a.beam}
+    for path in a.parsers:
+        parser = load_tagger(path)
+        if a.taggers:
+            parser.use_taggers(a.taggers, load_tagger)
+        for beam in a.beam:
+            parser.beam = beam
+            start = time.process_time()
+            trees = parser.parse([s.words for s in inputs], [s.columns for s in inputs])
+            seconds = time.process_time() - start
+            score = bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold],
+                                   [unchain(t) for t in trees], [s.columns["pos"] for s in gold])
+            f1s[beam].append(score.f1)
+            print(f"{path}, beam {beam}: bracket F1 {score.f1:.2f} (P {score.precision:.2f}, "
+                  f"R {score.recall:.2f}), {len(gold)} sentences, parse {seconds:.1f} s CPU",
+                  flush=True)
+    if len(a.parsers) > 1:
+        print("; ".join(f"beam {beam}: mean {statistics.mean(v):.2f} (range "
+                        f"{max(v) - min(v):.2f})" for beam, v in f1s.items()))
     return 0
 
 

@@ -40,6 +40,13 @@ from senna.train.prepare import prepare
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_config(settings: dict, out: str, seed: int) -> TrainConfig:
+    """The run's settings: the recipe's, its states explored here rather than by folds of
+    its own."""
+    return TrainConfig.from_dict({**settings, "out": out, "seed": seed, "explore": 0,
+                                  "explore_epochs": 0})
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="runs/psg/explore-s1")
@@ -51,8 +58,7 @@ def main() -> int:
     if a.config:
         settings = json.loads(Path(a.config).read_text())
         folds_cfg = TrainConfig.from_dict({**settings, "seed": a.folds_seed})
-        cfg = TrainConfig.from_dict({**settings, "out": a.out, "seed": a.seed, "explore": 0,
-                                     "explore_epochs": 0})
+        cfg = run_config(settings, a.out, a.seed)
         data = prepare(cfg)
         data.train = data.train + explored(folds_cfg, data)
         train(cfg, data)
@@ -62,8 +68,7 @@ def main() -> int:
     srl = read_data(srl_cfg.task_config("srl")).train      # the Table 12 folds' sentences
     helds = [{tuple(srl[i].words) for i in part} for part in folds(len(srl), 3)]
     settings = json.loads((ROOT / "recipes/psg.json").read_text())
-    cfg = TrainConfig.from_dict({**settings, "out": a.out, "seed": a.seed, "explore": 0,
-                                 "explore_epochs": 0})
+    cfg = run_config(settings, a.out, a.seed)
     trees = [s for s in read_gold_conll(cfg.train) if s.words]
     pos, pt0 = load_tagger(ROOT / "senna/models/pos"), load_tagger(ROOT / "senna/models/pt0")
     extra = []
