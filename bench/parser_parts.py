@@ -1,0 +1,152 @@
+"""Where the parser's time goes: the CPU seconds of each part of `ParserModel.predict` on
+EWT dev (the words, and POS from the shipped POS tagger, as `senna -psg` reads them), one
+thread, in µs per token.
+
+    python bench/parser_parts.py --data ../shared/data [--model senna/models/psg] [--rounds 3]
+
+The parts: the parser's own PT0 tagger (the first level's phrases), its level network's
+pass over the words (once per sentence: `kernels.sentence_states`), the level network
+level after level (`kernels.level_scores`), the rest of the level scorer (the `below`
+column's ids, the rows of the sentences still parsed), the level decoder (what is left of
+`parse`), the NML tagger, and the trees written as CoNLL cells.  Each round is one pass
+over the whole set; the median round counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+if not __package__:   # run as `python bench/NAME.py`
+    import _script  # noqa: F401  (the repository root on sys.path)
+from bench.speed import THREAD_VARS  # noqa: E402
+
+os.environ.update({v: "1" for v in THREAD_VARS})   # before NumPy loads its BLAS
+
+from senna.cli.evaluate import predict_inputs  # noqa: E402
+from senna.io.conll import read_gold_conll  # noqa: E402
+from senna.runtime import kernels  # noqa: E402
+from senna.runtime import parser as runtime_parser  # noqa: E402
+from senna.runtime.ensemble import load_tagger  # noqa: E402
+from senna.runtime.pipeline import default_model_dir  # noqa: E402
+
+
+@contextmanager
+def timed(owner: object, name: str, into: dict[str, float], part: str) -> Iterator[None]:
+    """`owner.name` replaced, for the block, by a call that adds its CPU time to
+    into[part]."""
+    original: Callable = getattr(owner, name)
+    own = name in vars(owner)   # a module's function, or an object's method (its class's)
+
+    def call(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            into[part] = into.get(part, 0.0) + time.process_time() - start
+
+    setattr(owner, name, call)
+    try:
+        yield
+    finally:
+        if own:
+            setattr(owner, name, original)
+        else:
+            delattr(owner, name)
+
+
+def one_round(parser: runtime_parser.ParserModel, words: list, columns: list
+              ) -> dict[str, float]:
+    """The CPU seconds of each part of one `predict` over all the sentences."""
+    parts: dict[str, float] = {}
+    first, nml = parser.first_tagger, parser.flattened.get("NML")
+    scorer = parser._scorer
+
+    def timed_scorer(*args):
+        inner = scorer(*args)
+
+        def call(*a):
+            start = time.process_time()
+            try:
+                return inner(*a)
+            finally:
+                parts["scorer"] = parts.get("scorer", 0.0) + time.process_time() - start
+        return call
+
+    parser._scorer = timed_scorer
+    try:
+        with timed(kernels, "sentence_states", parts, "words"), \
+                timed(kernels, "level_scores", parts, "levels"), \
+                timed(parser, "parse", parts, "parse"):
+            if first is not None:
+                parser.first_tagger = _Timed(first, parts, "pt0")
+            if nml is not None:
+                parser.flattened["NML"] = _Timed(nml, parts, "nml")
+            start = time.process_time()
+            parser.predict(words, columns)
+            parts["total"] = time.process_time() - start
+    finally:
+        del parser._scorer
+        parser.first_tagger = first
+        if nml is not None:
+            parser.flattened["NML"] = nml
+    return parts
+
+
+class _Timed:
+    """A tagger whose `predict` adds its CPU time to into[part]."""
+
+    def __init__(self, tagger, into: dict[str, float], part: str):
+        self.tagger, self.into, self.part = tagger, into, part
+
+    def predict(self, *args):
+        start = time.process_time()
+        try:
+            return self.tagger.predict(*args)
+        finally:
+            self.into[self.part] = self.into.get(self.part, 0.0) + time.process_time() - start
+
+
+ROWS = (
+    ("the PT0 tagger (first level)", lambda p: p.get("pt0", 0.0)),
+    ("level network: the words, once a sentence", lambda p: p["words"]),
+    ("level network: level after level", lambda p: p["levels"]),
+    ("level scorer: the rest (ids, rows)", lambda p: p["scorer"] - p["words"] - p["levels"]),
+    ("level decoder", lambda p: p["parse"] - p["scorer"] - p.get("pt0", 0.0)
+     - p.get("nml", 0.0)),
+    ("the NML tagger", lambda p: p.get("nml", 0.0)),
+    ("trees to CoNLL cells", lambda p: p["total"] - p["parse"]),
+    ("all", lambda p: p["total"]),
+)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=Path("../shared/data"))
+    ap.add_argument("--model", default=str(default_model_dir() / "psg"))
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    parser = load_tagger(a.model)
+    gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
+    inputs = predict_inputs([("pos", str(default_model_dir() / "pos"))], gold, a.model)
+    words, columns = [s.words for s in inputs], [{"pos": s.columns["pos"]} for s in inputs]
+    tokens = sum(map(len, words))
+    rounds = [one_round(parser, words, columns) for _ in range(a.rounds)]
+    print(f"{tokens:,} tokens, {len(words):,} sentences, median of {a.rounds} rounds")
+    print("| part | s CPU | µs/token | share |")
+    print("|---|---:|---:|---:|")
+    total = statistics.median(r["total"] for r in rounds)
+    for label, part in ROWS:
+        seconds = statistics.median(part(r) for r in rounds)
+        print(f"| {label} | {seconds:.2f} | {1e6 * seconds / tokens:.0f} | "
+              f"{100 * seconds / total:.0f}% |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
