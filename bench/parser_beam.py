@@ -41,6 +41,10 @@ def main() -> int:
                     help="a parser folder whose own first-level and flattened-label taggers "
                          "(pt0/, nml/) the parser uses (a new level network scored as the "
                          "shipped parser is: --taggers senna/models/psg)")
+    ap.add_argument("--without", action="append", choices=["pt0", "nml"], default=[],
+                    help="parse without the parser's own PT0 tagger (its level network then "
+                         "tags the first level too) or NML tagger (repeatable): what each "
+                         "one adds")
     ap.add_argument("parsers", nargs="+", metavar="parser")
     a = ap.parse_args()
     gold = read_gold_conll(a.data / "ewt" / "ewt.dev.gold_conll")
@@ -51,6 +55,10 @@ def main() -> int:
         parser = load_tagger(path)
         if a.taggers:
             parser.use_taggers(a.taggers, load_tagger)
+        if "pt0" in a.without:
+            parser.first_tagger = parser.first_level = None
+        if "nml" in a.without:
+            parser.flattened.pop("NML", None)
         for beam in a.beam:
             parser.beam = beam
             start = time.process_time()
