@@ -10,18 +10,23 @@ on the same predicted POS; the last line gives their mean and range per beam.
 POS comes from the shipped POS tagger and the first level's phrases from the parser's own
 PT0 tagger, as `senna -psg` parses (`senna evaluate --model DIR --data ewt.dev.gold_conll`
 prints the same F1 for the runtime's beam); its own NML tagger puts its nodes back.  The
-time is that of `ParserModel.parse` alone, its PT0 and NML taggers included.
+time is that of `ParserModel.parse` alone, its PT0 and NML taggers included, on one thread.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
 
 if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
+
+from bench.speed import THREAD_VARS  # noqa: E402
+
+os.environ.update({v: "1" for v in THREAD_VARS})   # one thread: before NumPy loads its BLAS
 
 from senna.cli.evaluate import predict_inputs
 from senna.io.conll import read_gold_conll
