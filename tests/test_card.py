@@ -149,3 +149,12 @@ def test_a_card_names_the_text_of_embeddings_kept_in_the_models_folder():
     assert ("initialised from `runs/embeddings-nl`: a language model's, trained on "
             "`nl_wetten_bwb_2017.txt.xz`. Dutch statutes") in card
     assert "Reuters" not in card.split("Dev scores")[0]
+
+
+def test_an_averaged_model_says_so():
+    config = shipped_config("pos")
+    config["training"]["config"]["average"] = 0.9997
+    assert "- Its weights are a moving average of those training went through (decay 0.9997" \
+        in card_text(config)
+    config["training"]["config"]["average"] = 0.0
+    assert "moving average" not in card_text(config)

@@ -236,6 +236,9 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
            + (f" for {n} epochs at most" if (n := cfg.get("explore_epochs")) else "")
            + ", reach off the gold path on that fold, each with the gold phrases still "
            "buildable from it (`explore`)"] if cfg.get("explore") else []),
+        *([f"- Its weights are a moving average of those training went through (decay "
+           f"{avg} per update, `average`): the dev scores below, and what it runs"]
+          if (avg := cfg.get("average")) else []),
         *clusters_text(cfg, tr.get("clusters_source")),
         *teachers_text(cfg),
         f"- Dev scores (best epoch {tr.get('epochs')}): {scores}"
