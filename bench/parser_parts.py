@@ -19,7 +19,7 @@ import os
 import statistics
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 if not __package__:   # run as `python bench/NAME.py`
@@ -36,21 +36,24 @@ from senna.runtime.ensemble import load_tagger  # noqa: E402
 from senna.runtime.pipeline import default_model_dir  # noqa: E402
 
 
-@contextmanager
-def timed(owner: object, name: str, into: dict[str, float], part: str) -> Iterator[None]:
-    """`owner.name` replaced, for the block, by a call that adds its CPU time to
-    into[part]."""
-    original: Callable = getattr(owner, name)
-    own = name in vars(owner)   # a module's function, or an object's method (its class's)
-
+def clocked(f: Callable, into: dict[str, float], part: str) -> Callable:
+    """`f`, adding the CPU time of each call to into[part]."""
     def call(*args, **kwargs):
         start = time.process_time()
         try:
-            return original(*args, **kwargs)
+            return f(*args, **kwargs)
         finally:
             into[part] = into.get(part, 0.0) + time.process_time() - start
+    return call
 
-    setattr(owner, name, call)
+
+@contextmanager
+def timed(owner: object, name: str, into: dict[str, float], part: str) -> Iterator[None]:
+    """`owner.name` clocked (`clocked`) for the block: a module's function, or an object's
+    method (shadowed on the object, then unshadowed)."""
+    original: Callable = getattr(owner, name)
+    own = name in vars(owner)
+    setattr(owner, name, clocked(original, into, part))
     try:
         yield
     finally:
@@ -64,52 +67,20 @@ def one_round(parser: runtime_parser.ParserModel, words: list, columns: list
               ) -> dict[str, float]:
     """The CPU seconds of each part of one `predict` over all the sentences."""
     parts: dict[str, float] = {}
-    first, nml = parser.first_tagger, parser.flattened.get("NML")
-    scorer = parser._scorer
-
-    def timed_scorer(*args):
-        inner = scorer(*args)
-
-        def call(*a):
-            start = time.process_time()
-            try:
-                return inner(*a)
-            finally:
-                parts["scorer"] = parts.get("scorer", 0.0) + time.process_time() - start
-        return call
-
-    parser._scorer = timed_scorer
-    try:
-        with timed(kernels, "sentence_states", parts, "words"), \
-                timed(kernels, "level_scores", parts, "levels"), \
-                timed(parser, "parse", parts, "parse"):
-            if first is not None:
-                parser.first_tagger = _Timed(first, parts, "pt0")
-            if nml is not None:
-                parser.flattened["NML"] = _Timed(nml, parts, "nml")
-            start = time.process_time()
-            parser.predict(words, columns)
-            parts["total"] = time.process_time() - start
-    finally:
-        del parser._scorer
-        parser.first_tagger = first
-        if nml is not None:
-            parser.flattened["NML"] = nml
-    return parts
-
-
-class _Timed:
-    """A tagger whose `predict` adds its CPU time to into[part]."""
-
-    def __init__(self, tagger, into: dict[str, float], part: str):
-        self.tagger, self.into, self.part = tagger, into, part
-
-    def predict(self, *args):
+    scorer = parser._scorer   # each chunk's level scorer, clocked
+    taggers = [(t, part) for t, part in ((parser.first_tagger, "pt0"),
+                                         (parser.flattened.get("NML"), "nml")) if t is not None]
+    with ExitStack() as stack:
+        for owner, name, part in [(kernels, "sentence_states", "words"),
+                                  (kernels, "level_scores", "levels"), (parser, "parse", "parse"),
+                                  *((t, "predict", part) for t, part in taggers)]:
+            stack.enter_context(timed(owner, name, parts, part))
+        parser._scorer = lambda *args: clocked(scorer(*args), parts, "scorer")
+        stack.callback(delattr, parser, "_scorer")
         start = time.process_time()
-        try:
-            return self.tagger.predict(*args)
-        finally:
-            self.into[self.part] = self.into.get(self.part, 0.0) + time.process_time() - start
+        parser.predict(words, columns)
+        parts["total"] = time.process_time() - start
+    return parts
 
 
 ROWS = (

@@ -114,7 +114,7 @@ def parser() -> argparse.ArgumentParser:
                         f"the input pauses (default {BATCH}; {SRL_BATCH} when SRL runs)")
     p.add_argument("--psg-beam", type=int, metavar="N",
                    help=f"partial parses -psg keeps per sentence (default {BEAM}: greedy, level by "
-                        "level; 2 or more: a beam, 2 taking about 1.8 times the parse time)")
+                        "level; 2 or more: a beam, 2 taking about 1.4 times the parse time)")
     p.add_argument("--preload", action="store_true",
                    help="build every model's indexes at start-up instead of when the input "
                         "first needs them (a steady first response; timing tagging alone)")
