@@ -26,7 +26,7 @@ from senna.tags import RoleTags, tags_to_spans
 from senna.tasks import TASKS, TaskSpec, get_task
 from senna.text.tokenize import Token
 
-__all__ = ["Document", "Frame", "Sentence", "Span", "Token"]
+__all__ = ["Document", "Frame", "Sentence", "Span", "Token", "frame_dict"]
 
 
 @dataclass(frozen=True)
@@ -111,11 +111,12 @@ class Sentence:
                       tags if isinstance(tags, RoleTags) else list(tags))
                 for p, tags in zip(self.predicates, self.roles, strict=True)]
 
-    def to_dict(self, tasks: Collection[str] | None = None) -> dict:
+    def to_dict(self, tasks: Collection[str] | None = None, frames: bool = True) -> dict:
         """JSON-ready: tokens with one field per tag task, the span fields the task table
-        names, and the predicate frames.  `tasks` (names, aliases allowed): only those
-        tasks' fields, as `--format json` prints them; None: every tag column the sentence
-        has, and the frames.  A task asked for but not run gets None fields."""
+        names, and the predicate frames (last: `frame_dict` each; `frames=False` leaves
+        them out, for writers that stream them).  `tasks` (names, aliases allowed): only
+        those tasks' fields, as `--format json` prints them; None: every tag column the
+        sentence has, and the frames.  A task asked for but not run gets None fields."""
         wanted = _wanted_tasks(self.columns, tasks)
         token_tasks = [t for t in wanted if not t.per_predicate]
         tokens = []
@@ -130,11 +131,19 @@ class Sentence:
                 out[t.span_field] = [vars(s) for s in self.spans(t.name)]
             if t.tree:
                 out["tree"] = self.tree
-        if any(t.per_predicate for t in wanted):
-            out["predicates"] = [{"index": f.index, "word": f.word,
-                                  "arguments": [vars(a) for a in f.arguments],
-                                  "tags": list(f.tags)} for f in self.frames]
+        if frames and any(t.per_predicate for t in wanted):
+            out["predicates"] = [frame_dict(f) for f in self.frames]
         return out
+
+    def has_frames(self, tasks: Collection[str] | None = None) -> bool:
+        """Whether `to_dict(tasks)` has a "predicates" field."""
+        return any(t.per_predicate for t in _wanted_tasks(self.columns, tasks))
+
+
+def frame_dict(frame: Frame) -> dict:
+    """One predicate frame, JSON-ready: its index, word, arguments and role tags."""
+    return {"index": frame.index, "word": frame.word,
+            "arguments": [vars(a) for a in frame.arguments], "tags": list(frame.tags)}
 
 
 def _wanted_tasks(columns: Mapping[str, list[str]],

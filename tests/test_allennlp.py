@@ -10,7 +10,7 @@ import pytest
 
 import senna
 from senna.cli import tag as cli
-from senna.integrations.allennlp import description, document_json
+from senna.io.allennlp import description, document_json
 
 TEXT = "John Smith flew to Paris on Monday to meet the board.\nThe cat sat on the mat.\n"
 

@@ -76,9 +76,9 @@ def test_twenty_thousand_token_sentence(models, tmp_path):
     vbs.write_text("".join("sat\n" if i == 12_345 else "-\n" for i in range(20_000)))
     out = rows(tag(models, " ".join(words).encode() + b"\n", "-usrtokens", "--tasks",
                    "pos,chk,ner,pt0,srl", "-usrvbs", str(vbs)))
-    assert len(out) == 20_000 and all(len(r) in (6, 7) for r in out)
-    with_roles = [i for i, r in enumerate(out) if len(r) == 7]   # the predicate's piece
-    assert with_roles[-1] - with_roles[0] + 1 == len(with_roles) <= MAX_WORDS
+    assert len(out) == 20_000 and all(len(r) == 7 for r in out)   # one sentence
+    with_roles = [i for i, r in enumerate(out) if r[6].strip() != "O"]   # in its piece
+    assert with_roles[-1] - with_roles[0] < MAX_WORDS
     assert with_roles[0] <= 12_345 <= with_roles[-1]
     assert [r[0].strip() for r in out] == words
     assert [i for i, r in enumerate(out) if r[5].strip() != "-"] == [12_345]

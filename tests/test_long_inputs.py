@@ -1,10 +1,11 @@
 """Bounded memory whatever one input line holds: sentences longer than MAX_WORDS are tagged
-(and written) as their pieces, output is written in bounded chunks, and a write that the
+as their pieces and written whole, output is written in bounded chunks, and a write that the
 output stream does not take in full ends the run with one error line."""
 
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ from senna.api import load
 from senna.cli import main as cli_main
 from senna.cli import tag as cli
 from senna.document import Document, Sentence
-from senna.io.output import CHUNK_LINES, OutputOptions, format_documents, output_sentences
+from senna.io.output import CHUNK_LINES, OutputOptions
 from senna.runtime.model import TaskModel
 from senna.runtime.pipeline import Pipeline
 from senna.tags import RoleTags
@@ -136,38 +137,90 @@ def test_networks_never_see_more_than_max_words(models, monkeypatch):
     assert seen and max(seen) <= MAX_WORDS
 
 
-def test_a_long_sentence_is_written_as_its_pieces(models):
-    """Every format: no block longer than MAX_WORDS tokens, the tokens in order with
-    offsets into the line, each predicate in its own piece's block."""
+@pytest.mark.parametrize("fmt", ["senna", "conll", "conllu", "json", "allennlp"])
+def test_a_long_line_is_written_as_one_sentence(models, fmt):
+    """One -usrtokens line of 3 x MAX_WORDS + 5 words, tagged in pieces, is written as one
+    sentence in every format: one block, the line's tokens in order, one role column per
+    predicate of the whole line."""
     words = line_of(3 * MAX_WORDS + 5)
-    text = " ".join(words) + "\n"
+    text = " ".join(words) + "\n" + "The cat sat .\n"
     out = io.BytesIO()
-    assert cli.main(["-path", str(models), "-usrtokens", "-offsettags", "--tasks",
+    assert cli.main(["-path", str(models), "-usrtokens", "--format", fmt, "--tasks",
                      ",".join(ALL)], io.BytesIO(text.encode()), out) == 0
-    blocks = [b.split("\n") for b in out.getvalue().decode().split("\n\n") if b.strip()]
-    assert len(blocks) == 4 and all(len(b) <= MAX_WORDS for b in blocks)
-    rows = [line.split("\t") for b in blocks for line in b]
-    assert [r[0].strip() for r in rows] == words
-    starts = [int(r[1].strip("()").split()[0]) for r in rows]
-    assert [text[s : s + len(w)] for s, w in zip(starts, words, strict=True)] == words
-    for block in blocks:    # role columns: one per predicate of this piece
-        fields = [line.split("\t") for line in block]
-        preds = sum(f[6].strip() != "-" for f in fields)
-        assert all(len(f) == 7 + preds for f in fields)
+    got = out.getvalue().decode()
+    if fmt in ("json", "allennlp"):
+        lines = [json.loads(line) for line in got.splitlines()]
+        if fmt == "json":
+            assert len(lines) == 2 and [len(d["sentences"]) for d in lines] == [1, 1]
+            sent = lines[0]["sentences"][0]
+            assert [t["text"] for t in sent["tokens"]] == words
+            assert sent["predicates"] and all(len(p["tags"]) == len(words)
+                                              for p in sent["predicates"])
+        else:
+            assert len(lines) == 2 and lines[0]["words"] == words and lines[0]["verbs"]
+        return
+    blocks = [b.split("\n") for b in got.split("\n\n") if b.strip()]
+    assert len(blocks) == 2
+    rows = [line for line in blocks[0] if not line.startswith("#")]
+    tokens = [r.split("\t")[1 if fmt == "conllu" else 0].strip() for r in rows]
+    assert tokens == words
+    if fmt != "conllu":
+        fields = [r.split("\t") for r in rows]
+        preds = sum(f[5].strip() != "-" for f in fields)
+        assert preds > 3 and all(len(f) == 6 + preds for f in fields)
 
 
-def test_pieces_of_a_written_sentence_lose_nothing():
-    """A role column reaching outside its predicate's piece (a sentence tagged whole) is
-    written whole: nothing is cut off."""
-    n = MAX_WORDS + 10
-    words = ["w"] * n
-    inside = Sentence(list(words), predicates=[5], roles=[RoleTags(n, 0, ["S-A0"] * 20)])
-    assert len(list(output_sentences(inside))) == 2
-    across = Sentence(list(words), predicates=[5], roles=[["O"] * (n - 1) + ["S-A1"]])
-    assert list(output_sentences(across)) == [across]
-    text = format_documents([Document(" ".join(words), [across])], "conll",
-                            OutputOptions(("srl",)))
-    assert text.count("S-A1") == 1 and len(text.strip().split("\n")) == n
+def long_sentence(n: int, preds: int) -> Sentence:
+    """n words with `preds` predicates whose roles are confined to a window each, and one
+    plain column reaching across the whole sentence."""
+    words = [f"w{i % 7}" if i % 11 else "." for i in range(n)]
+    roles: list = []
+    predicates = []
+    for k in range(preds - 1):
+        p = (k * 37) % n
+        lo = max(0, p - 3)
+        tags = ["O"] * (p - lo) + ["S-V"] + ["B-ARG1", "E-ARG1"][: max(0, min(2, n - p - 1))]
+        predicates.append(p)
+        roles.append(RoleTags(n, lo, tags))
+    predicates.append(n - 1)
+    roles.append(["S-ARG0"] + ["O"] * (n - 2) + ["S-V"])
+    return Sentence(words, {"pos": ["NN"] * n}, predicates, roles)
+
+
+@pytest.mark.parametrize("fmt", ["senna", "conll", "conllu", "json", "allennlp"])
+@pytest.mark.parametrize("scheme", ["iobes", "iob", "brackets"])
+def test_streamed_rows_are_the_whole_sentence_written_at_once(monkeypatch, fmt, scheme):
+    """Oracle: a long sentence written row by row, in chunks of a few fields, gives the
+    text of the simple writer that holds every field (`sentence_columns`, json.dumps)."""
+    import senna.io.output as output
+    from senna.io.allennlp import sentence_json
+
+    sent = long_sentence(MAX_WORDS * 2 + 17, 9)
+    doc = Document(" ".join(sent.words), [sent])
+    opts = OutputOptions(("pos", "srl"), scheme if fmt in ("senna", "conll", "conllu")
+                         else "iobes")
+    monkeypatch.setattr(output, "CHUNK_FIELDS", 50)
+    chunks = list(output.iter_formatted([doc], fmt, opts))
+    assert len(chunks) > 5
+    got = "".join(chunks)
+    if fmt == "json":
+        assert got == json.dumps(doc.to_dict(opts.tasks), ensure_ascii=False) + "\n"
+    elif fmt == "allennlp":
+        assert got == json.dumps(sentence_json(sent), ensure_ascii=False) + "\n"
+    elif fmt == "conllu":
+        srl = [line.split("\t")[9] for line in got.splitlines() if line[:1].isdigit()]
+        cols = output.sentence_columns(sent, opts)[-len(sent.roles):]
+        assert srl == ["|".join(["Pred=Yes"] * (i in sent.predicates)
+                                + [f"SRL{k + 1}={c[i]}" for k, c in enumerate(cols)])
+                       for i in range(len(sent.words))]
+    else:
+        cols = output.sentence_columns(sent, opts)
+        rows = ["\t".join(f for f in fields) for fields in zip(*cols, strict=True)]
+        if fmt == "senna":
+            widths = output._widths(opts, len(cols))
+            rows = ["\t".join(f.rjust(w) for f, w in zip(fields, widths, strict=True))
+                    for fields in zip(*cols, strict=True)]
+        assert got == "\n".join(rows) + "\n\n"
 
 
 class Recorder(io.RawIOBase):

@@ -45,9 +45,10 @@ space-separated tokens. SRL predicates come from the verb detector (VBS, as in S
 Control characters, zero-width characters and a byte-order mark are left out of tokens
 (offsets still index the line), and with -usrtokens so are spaces at a token's edge (a
 no-break space may sit inside one): a token made of them alone is dropped.
-A sentence longer than {MAX_WORDS} tokens is tagged and written as pieces of at most {MAX_WORDS} (an
-SRL predicate gets roles within its piece), so memory stays bounded whatever a line holds;
-output that cannot be written in full (a full disk) ends the run with an error."""
+A sentence longer than {MAX_WORDS} tokens is tagged in pieces of at most {MAX_WORDS} (an SRL
+predicate gets roles within its piece) and written whole, as one sentence, so memory stays
+bounded whatever a line holds; output that cannot be written in full (a full disk) ends the
+run with an error."""
 
 
 GC_THRESHOLD = 50_000   # allocations between collections of the youngest generation

@@ -8,17 +8,20 @@ column per predicate.  `offsets` adds `(start end)` after the token (character o
 the input line).  Columns are joined by tabs, so with `tokens=False` a line starts with the
 first tag (no leading tab).  Longer fields are never truncated.
 
-A sentence longer than senna.text.pieces.MAX_WORDS words is written as the pieces the
-tagger tagged it in (`output_sentences`), each a sentence of its own, in every format: a
-sentence's role columns run over all its words, so one long sentence written whole would
-take words x predicates fields.  Output comes in chunks of a bounded size
-(`iter_formatted`), for writers that stream.
+Every sentence is written as one sentence, whatever its length: one input line of
+`-usrtokens` gives one block of token lines (one JSON sentence, one CoNLL-U sentence).  A
+sentence longer than senna.text.pieces.MAX_WORDS words was tagged in pieces, and each SRL
+predicate has roles only within its piece (`RoleTags`, O outside); its rows are made a
+bounded number of fields at a time (`role_rows`), so memory stays bounded although the
+written text holds words x predicates role fields.  Output comes in chunks of a bounded
+size (`iter_formatted`), for writers that stream.
 
 Tag schemes (CHK, NER, PT0, SRL; POS is unchanged): "iobes" (default, as SENNA),
 "iob" (IOB2, SENNA's -iobtags) or "brackets" (SENNA's -brackettags: `(NP*`, `*`, `*)`).
-`conll` uses the same columns tab-separated without padding; `conllu` puts POS in XPOS and
-the other tags in MISC (not the parser's tree); `json` writes `Document.to_dict(tasks)`
-(IOBES tags and spans of the requested tasks, the parser's tree) per line.  The parser's
+`conll` uses the same columns tab-separated without padding; `conllu` puts POS in XPOS,
+the other tags in MISC and the parser's tree in a `# constituency` comment; `json` writes
+`Document.to_dict(tasks)` (IOBES tags and spans of the requested tasks, the parser's tree)
+per line.  The parser's
 column (PSG) is its tree's CoNLL parse cells in every scheme.
 """
 
@@ -27,19 +30,18 @@ from __future__ import annotations
 import io
 import json
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, chain, repeat
 from typing import BinaryIO, TextIO
 
-from senna.document import Document, Sentence, Token
-from senna.integrations.allennlp import write_allennlp
+from senna.document import Document, Sentence, frame_dict
+from senna.io.allennlp import allennlp_chunks, write_allennlp
 from senna.tags import RoleTags, convert, tags_to_brackets
 from senna.tasks import DEFAULT_TASKS, TASKS
 from senna.text.invisible import INVISIBLE_CHARS, visible
-from senna.text.pieces import MAX_WORDS, piece_bounds, token_groups
+from senna.text.pieces import MAX_WORDS, token_groups
 
 SCHEMES = ("iobes", "iob", "brackets")
 def column_tasks() -> tuple[str, ...]:
@@ -55,6 +57,7 @@ FORMATS = ("senna", "conll", "conllu", "json", "allennlp")
 # and zero-width characters); escaped as \uXXXX, so the parsed JSON is unchanged.
 _JSON_ESCAPE = re.compile(f"[\x85\u2028\u2029{INVISIBLE_CHARS}]")
 CHUNK_LINES = 8192   # token lines per chunk of column-format output (about 1 MB)
+CHUNK_FIELDS = 1 << 17   # fields per chunk of a long sentence written row by row
 
 
 @dataclass(frozen=True)
@@ -122,62 +125,66 @@ def sentence_columns(sent: Sentence, opts: OutputOptions) -> list[list[str]]:
     return cols
 
 
-class _TokenSlice(Sequence[Token]):
-    """Tokens [start, end) of a sentence's tokens, read only when needed: the column
-    formats read only the words, so tokens made when first read (`SpacedTokens`) are
-    not all made for a long sentence written in pieces."""
-
-    __slots__ = ("end", "start", "tokens")
-
-    def __init__(self, tokens: Sequence[Token], start: int, end: int):
-        self.tokens, self.start, self.end = tokens, start, end
-
-    def __len__(self) -> int:
-        return self.end - self.start
-
-    def __getitem__(self, i):  # type: ignore[override]
-        if isinstance(i, slice):
-            return [self.tokens[self.start + j] for j in range(*i.indices(len(self)))]
-        return self.tokens[self.start + range(len(self))[i]]
-
-
-def _piece(sent: Sentence, start: int, end: int) -> Sentence:
-    """Words [start, end) of a sentence as a sentence, with the predicates among them."""
-    frames = [(p, r) for p, r in zip(sent.predicates, sent.roles, strict=True)
-              if start <= p < end]
-    tokens = _TokenSlice(sent.tokens, start, end) if sent.tokens is not None else None
-    return Sentence(sent.words[start:end], {k: v[start:end] for k, v in sent.columns.items()},
-                    [p - start for p, _ in frames], [list(r[start:end]) for _, r in frames],
-                    sent.doc, tokens, sent.source)
-
-
-def _confined(tags: Sequence[str], start: int, end: int) -> bool:
-    """Whether a role column is O outside words [start, end)."""
-    if isinstance(tags, RoleTags):
-        return start <= tags.start and tags.start + len(tags.tags) <= end
-    return (list(tags[:start]).count("O") == start
-            and list(tags[end:]).count("O") == len(tags) - end)
-
-
-def output_sentences(sent: Sentence) -> Iterator[Sentence]:
-    """The sentences a sentence is written as: its pieces (`piece_bounds`) when it is longer
-    than MAX_WORDS, else itself.  One whose role columns reach outside their predicate's
-    piece (tagged with a larger `Pipeline.max_words`, or read from a file) stays whole, so
-    that nothing is lost.  The pieces are made as they are read."""
-    if len(sent.words) <= MAX_WORDS:
-        return iter([sent])
-    cuts = piece_bounds(sent.words)
-    starts = [a for a, _ in cuts]
-    for p, tags in zip(sent.predicates, sent.roles, strict=True):
-        if not _confined(tags, *cuts[bisect_right(starts, p) - 1]):
-            return iter([sent])
-    return (_piece(sent, a, b) for a, b in cuts)
-
-
 def _nonempty(docs: Iterable[Document]) -> Iterator[Sentence]:
-    """Sentences with tokens (an empty one would print a lone blank line), long ones as
-    their pieces."""
-    return (p for d in docs for s in d.sentences if s.tokens for p in output_sentences(s))
+    """Sentences with tokens (an empty one would print a lone blank line)."""
+    return (s for d in docs for s in d.sentences if s.tokens)
+
+
+def _long(sent: Sentence) -> bool:
+    """Whether a sentence is written row by row (its role fields are streamed)."""
+    return len(sent.words) > MAX_WORDS and bool(sent.roles)
+
+
+def role_windows(sent: Sentence, scheme: str) -> tuple[str, list[tuple[int, list[str]]]]:
+    """The role columns of a sentence in the output scheme as (first word, tags) windows,
+    and the tag written outside them: a column tagged in a piece of a long sentence
+    (`RoleTags`) is recoded over its window alone, which holds all its spans, so that
+    memory stays in proportion to the pieces, not to words x predicates."""
+    fill = recode(["O"], scheme)[0]
+    windows = []
+    for tags in sent.roles:
+        if isinstance(tags, RoleTags):
+            windows.append((tags.start, recode(tags.tags, scheme)))
+        else:
+            windows.append((0, recode(tags, scheme)))
+    return fill, windows
+
+
+def role_rows(sent: Sentence, scheme: str, lo: int, hi: int) -> Iterator[list[str]]:
+    """The role fields of words [lo, hi), one list per word (one field per predicate),
+    made row by row from the windows that cover each word."""
+    fill, windows = role_windows(sent, scheme)
+    blank = [fill] * len(windows)
+    order = sorted(range(len(windows)), key=lambda k: windows[k][0])
+    nxt, active = 0, []
+    for i in range(lo, hi):
+        while nxt < len(order) and windows[order[nxt]][0] <= i:
+            active.append(order[nxt])
+            nxt += 1
+        active = [k for k in active if i < windows[k][0] + len(windows[k][1])]
+        row = blank[:]
+        for k in active:
+            row[k] = windows[k][1][i - windows[k][0]]
+        yield row
+
+
+def _row_chunks(sent: Sentence, opts: OutputOptions, padded: bool) -> Iterator[str]:
+    """A long sentence with role columns in the column layouts, a bounded number of fields
+    at a time: the token lines are the same as `sentence_columns` would give, written
+    without ever holding words x predicates fields."""
+    plain = [list(c) for c in _columns([sent], opts)]
+    preds = set(sent.predicates)
+    n, width = len(sent.words), len(plain) + 1 + len(sent.roles)
+    widths = _widths(opts, width) if padded else [0] * width
+    line = _line_format(tuple(widths)).__mod__
+    step = max(1, CHUNK_FIELDS // width)
+    rows = role_rows(sent, opts.scheme, 0, n)
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        yield "".join(line((*(c[i] for c in plain),
+                            sent.words[i] if i in preds else "-", *next(rows),
+                            "\n" if i == n - 1 else ""))
+                      for i in range(lo, hi))
 
 
 def _widths(opts: OutputOptions, n_columns: int) -> list[int]:
@@ -214,6 +221,9 @@ def _column_chunks(docs: Sequence[Document], opts: OutputOptions, padded: bool
     roles = any(t in opts.tasks for t in role_tasks())
     for group in token_groups(_nonempty(docs), lambda s: len(s.words),
                               1 if roles else CHUNK_LINES):
+        if roles and _long(group[0]):
+            yield from _row_chunks(group[0], opts, padded)
+            continue
         cols = sentence_columns(group[0], opts) if roles else _columns(group, opts)
         widths = _widths(opts, len(cols)) if padded else [0] * len(cols)
         yield "".join(map(_line_format(tuple(widths)).__mod__,
@@ -232,26 +242,24 @@ def write_conll(doc: Document, opts: OutputOptions) -> str:
     return _write_columns([doc], opts, padded=False)
 
 
-def _misc(sent: Sentence, i: int, opts: OutputOptions, cols: dict) -> str:
+def _misc(sent: Sentence, i: int, opts: OutputOptions, tags: dict,
+          roles: list[str] | None) -> str:
     """MISC field: Chunk=, NER=, PT0=, VBS= (each span task's `misc` key), Pred=Yes,
-    SRL1=..., SpaceAfter=No."""
-    items = [f"{TASKS[task].misc}={tags[i]}" for task, tags in cols["tags"].items()]
-    if any(t in opts.tasks for t in role_tasks()):
-        items += ["Pred=Yes"] if i in cols["predicates"] else []
-        items += [f"SRL{k + 1}={tags[i]}" for k, tags in enumerate(cols["roles"])]
+    SRL1=... (`roles`: the word's role fields, None without SRL), SpaceAfter=No."""
+    items = [f"{TASKS[task].misc}={col[i]}" for task, col in tags.items()]
+    if roles is not None:
+        items += ["Pred=Yes"] if roles and i in set(sent.predicates) else []
+        items += [f"SRL{k + 1}={tag}" for k, tag in enumerate(roles)]
     toks = sent.tokens
     if i + 1 < len(toks) and toks[i].end is not None and toks[i].end == toks[i + 1].start:
         items.append("SpaceAfter=No")
     return "|".join(items) or "_"
 
 
-def _conllu_tags(sent: Sentence, opts: OutputOptions) -> dict:
-    """Per-sentence MISC material: span-task tag columns (XPOS holds the plain tags),
-    predicate positions, role columns."""
-    tags = {t: _task_column(sent, t, opts.scheme) for t in column_tasks()
+def _span_columns(sent: Sentence, opts: OutputOptions) -> dict:
+    """The span tasks' tag columns MISC holds (XPOS holds the plain tags)."""
+    return {t: _task_column(sent, t, opts.scheme) for t in column_tasks()
             if t in opts.tasks and TASKS[t].scheme != "tags" and not TASKS[t].tree}
-    return {"tags": tags, "predicates": set(sent.predicates),
-            "roles": [recode(r, opts.scheme) for r in sent.roles]}
 
 
 def _xpos(sent: Sentence, opts: OutputOptions) -> list[str]:
@@ -262,21 +270,70 @@ def _xpos(sent: Sentence, opts: OutputOptions) -> list[str]:
     return ["_"] * len(sent.words)
 
 
-def write_conllu(doc: Document, opts: OutputOptions) -> str:
-    """CoNLL-U: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC; `# text` when known."""
-    out = []
+def _conllu_comments(doc: Document, sent: Sentence, opts: OutputOptions) -> str:
+    """`# text` when the offsets are known; `# constituency` (the parser's tree, as Stanza
+    writes it) when the parser ran."""
+    out = ""
+    first, last = sent.tokens[0], sent.tokens[-1]
+    if first.start is not None and last.end is not None:
+        out += f"# text = {' '.join(visible(doc.text[first.start : last.end]).split())}\n"
+    if any(TASKS[t].tree for t in opts.tasks) and sent.tree is not None:
+        out += f"# constituency = {sent.tree}\n"
+    return out
+
+
+def _conllu_chunks(doc: Document, opts: OutputOptions) -> Iterator[str]:
+    """CoNLL-U of a document, CHUNK_LINES token lines (CHUNK_FIELDS role fields) at a
+    time: a long sentence's role fields are made row by row (`role_rows`)."""
+    srl = any(t in opts.tasks for t in role_tasks())
     for sent in _nonempty([doc]):
-        first, last = sent.tokens[0], sent.tokens[-1]
-        if first.start is not None and last.end is not None:
-            text = " ".join(visible(doc.text[first.start : last.end]).split())
-            out.append(f"# text = {text}\n")
-        cols = _conllu_tags(sent, opts)
-        xpos = _xpos(sent, opts)
-        for i, tok in enumerate(sent.tokens):
-            out.append(f"{i + 1}\t{tok.text}\t_\t_\t{xpos[i]}\t_\t_\t_\t_\t"
-                       f"{_misc(sent, i, opts, cols)}\n")
-        out.append("\n")
-    return "".join(out)
+        tags, xpos, n = _span_columns(sent, opts), _xpos(sent, opts), len(sent.words)
+        rows = role_rows(sent, opts.scheme, 0, n) if srl else repeat(None)
+        step = max(1, min(CHUNK_LINES, CHUNK_FIELDS // (len(sent.roles) + 1)))
+        head = _conllu_comments(doc, sent, opts)
+        for lo in range(0, n, step):
+            yield head + "".join(
+                f"{i + 1}\t{sent.tokens[i].text}\t_\t_\t{xpos[i]}\t_\t_\t_\t_\t"
+                f"{_misc(sent, i, opts, tags, next(rows))}\n" for i in range(lo, min(n, lo + step)))
+            head = ""
+        yield "\n"
+
+
+def write_conllu(doc: Document, opts: OutputOptions) -> str:
+    """CoNLL-U: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC; `# text` when known,
+    `# constituency` with the parser."""
+    return "".join(_conllu_chunks(doc, opts))
+
+
+def _escaped(text: str) -> str:
+    """JSON text with U+0085, U+2028, U+2029 and invisible characters as \\uXXXX."""
+    if _JSON_ESCAPE.search(text):
+        text = _JSON_ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
+
+
+def _dumps(obj: object) -> str:
+    return _escaped(json.dumps(obj, ensure_ascii=False))
+
+
+def _json_chunks(doc: Document, opts: OutputOptions) -> Iterator[str]:
+    """One JSON line per document (`Document.to_dict`), a long sentence's predicate frames
+    one at a time, so that words x predicates tags are never held at once; the text is the
+    same as one `json.dumps` of the whole document gives."""
+    if not any(_long(s) for s in doc.sentences):
+        yield _dumps(doc.to_dict(opts.tasks)) + "\n"
+        return
+    yield '{"text": ' + _dumps(doc.text) + ', "sentences": ['
+    for k, sent in enumerate(doc.sentences):
+        sep = ", " if k else ""
+        if not (_long(sent) and sent.has_frames(opts.tasks)):
+            yield sep + _dumps(sent.to_dict(opts.tasks))
+            continue
+        yield sep + _dumps(sent.to_dict(opts.tasks, frames=False))[:-1] + ', "predicates": ['
+        for j, frame in enumerate(sent.frames):
+            yield (", " if j else "") + _dumps(frame_dict(frame))
+        yield "]}"
+    yield "]}\n"
 
 
 def write_json(doc: Document, opts: OutputOptions) -> str:
@@ -284,10 +341,7 @@ def write_json(doc: Document, opts: OutputOptions) -> str:
     another's input is left out); tags stay IOBES whatever the scheme option says.  U+0085,
     U+2028 and U+2029 are escaped so that no line splitter (str.splitlines) breaks a line,
     and invisible characters so that none reaches a terminal."""
-    text = json.dumps(doc.to_dict(opts.tasks), ensure_ascii=False)
-    if _JSON_ESCAPE.search(text):
-        text = _JSON_ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text + "\n"
+    return "".join(_json_chunks(doc, opts))
 
 
 WRITERS: dict[str, Callable[[Document, OutputOptions], str]] = {
@@ -309,30 +363,17 @@ def format_documents(docs: Sequence[Document], fmt: str = "senna",
 
 def iter_formatted(docs: Sequence[Document], fmt: str = "senna",
                    opts: OutputOptions | None = None) -> Iterator[str]:
-    """`format_documents` in chunks, for writers that stream: CHUNK_LINES token lines of
-    the column layouts, one sentence of conllu and allennlp, one document of json (one
-    line per document)."""
+    """`format_documents` in chunks of a bounded size, for writers that stream: CHUNK_LINES
+    token lines of the column layouts and of conllu, one sentence of allennlp, one
+    document of json (one line per document); a sentence with more than MAX_WORDS words
+    and role columns is written whole, its role fields made a bounded number at a time."""
     if fmt not in WRITERS:
         raise ValueError(f"output format must be one of {FORMATS}, got {fmt!r}")
     opts = opts or OutputOptions()
     if fmt in ("senna", "conll"):
         return _column_chunks(docs, opts, padded=fmt == "senna")
-    return _document_chunks(docs, WRITERS[fmt], opts, per_sentence=fmt != "json")
-
-
-def _document_chunks(docs: Sequence[Document], writer: Callable[[Document, OutputOptions], str],
-                     opts: OutputOptions, per_sentence: bool) -> Iterator[str]:
-    """A writer's text per document, long sentences as their pieces; `per_sentence`: per
-    sentence (writers whose documents are their sentences' texts joined)."""
-    for doc in docs:
-        parts: Iterable[Sentence] = doc.sentences
-        if any(len(s.words) > MAX_WORDS for s in doc.sentences):
-            parts = (p for s in doc.sentences for p in output_sentences(s))
-        if per_sentence:
-            yield from (writer(Document(doc.text, [s]), opts) for s in parts)
-        else:
-            yield writer(doc if parts is doc.sentences else Document(doc.text, list(parts)),
-                         opts)
+    chunks = {"conllu": _conllu_chunks, "json": _json_chunks, "allennlp": allennlp_chunks}
+    return chain.from_iterable(chunks[fmt](doc, opts) for doc in docs)
 
 
 def write_chunks(out: BinaryIO | TextIO, chunks: Iterable[str]) -> int:

@@ -37,7 +37,7 @@ import senna
 from senna.api import Tagger
 from senna.document import Document
 from senna.integrations import view
-from senna.integrations.allennlp import document_json
+from senna.io.allennlp import document_json
 from senna.io.output import OutputOptions, format_document
 from senna.runtime.pipeline import model_folders
 from senna.serve.limits import BadRequest, Limits

@@ -1,6 +1,6 @@
-"""Where a sentence longer than MAX_WORDS words is cut into pieces that are tagged (and
-written) as sentences of their own, so that memory and time per word stay bounded whatever
-one input line holds: SRL gives every predicate a role column over its sentence, so a
+"""Where a sentence longer than MAX_WORDS words is cut into pieces that are tagged as
+sentences of their own (and written whole again: senna.io.output), so that memory and time
+per word stay bounded whatever one input line holds: SRL gives every predicate a role column over its sentence, so a
 sentence of N words costs in proportion to N squared.
 
 MAX_WORDS = 128 lies above every sentence of the dev sets (the longest: 109 words in

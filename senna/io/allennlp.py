@@ -9,10 +9,9 @@ Tags are BIO (IOB2), as AllenNLP writes them; `description` is built as AllenNLP
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from senna.document import Document, Sentence
-from senna.integrations import view
 from senna.tags import convert
 
 
@@ -36,15 +35,17 @@ def description(words: Sequence[str], tags: Sequence[str]) -> str:
     return " ".join(frame)
 
 
+def _verbs(sent: Sentence, words: list[str]) -> Iterator[dict]:
+    """The sentence's predicates in the predictor's schema, made one at a time."""
+    for index, role_tags in zip(sent.predicates, sent.roles, strict=True):
+        bio = convert(role_tags, "iob2")
+        yield {"verb": words[index], "description": description(words, bio), "tags": bio}
+
+
 def sentence_json(sent: Sentence) -> dict:
     """One sentence in AllenNLP's predictor schema."""
-    words = view.words(sent)
-    verbs = []
-    for index, role_tags in view.frames(sent):
-        bio = convert(role_tags, "iob2")
-        verbs.append({"verb": words[index], "description": description(words, bio),
-                      "tags": bio})
-    return {"words": words, "verbs": verbs}
+    words = [t.text for t in sent.tokens]
+    return {"words": words, "verbs": list(_verbs(sent, words))}
 
 
 def document_json(doc: Document) -> list[dict]:
@@ -52,7 +53,21 @@ def document_json(doc: Document) -> list[dict]:
     return [sentence_json(s) for s in doc.sentences if s.tokens]
 
 
+def allennlp_chunks(doc: Document, opts: object = None) -> Iterator[str]:
+    """JSON lines, one sentence per line, each predicate's object made and written on its
+    own (a long sentence never holds words x predicates tags at once); the text is what
+    one `json.dumps` of `sentence_json` gives."""
+    for sent in doc.sentences:
+        if not sent.tokens:
+            continue
+        words = [t.text for t in sent.tokens]
+        yield '{"words": ' + json.dumps(words, ensure_ascii=False) + ', "verbs": ['
+        for k, verb in enumerate(_verbs(sent, words)):
+            yield (", " if k else "") + json.dumps(verb, ensure_ascii=False)
+        yield "]}\n"
+
+
 def write_allennlp(doc: Document, opts: object = None) -> str:
     """JSON lines, one sentence per line (the `--format allennlp` writer; `opts` unused:
     the schema fixes tags and scheme)."""
-    return "".join(json.dumps(obj, ensure_ascii=False) + "\n" for obj in document_json(doc))
+    return "".join(allennlp_chunks(doc, opts))
