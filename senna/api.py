@@ -186,7 +186,8 @@ def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] | None 
     found it.  `lang`: instead of `model_dir`, the shipped models for raw text in that
     language ("en", the default; "es", "nl": their NER), whose tokenizer splits the text as
     the models' training data was split.  `beam`: the partial parses the parser keeps per
-    sentence (default 2; 1: greedy, faster and a little less accurate)."""
+    sentence (default 1: greedy, level by level; 2 takes about 1.4 times the parse time
+    and moved the shipped parser's bracket F1 by +0.15)."""
     check_tagset(tagset)   # before the models load
     if lang is not None:
         if model_dir is not None:

@@ -22,7 +22,15 @@ from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.syntax.levels import BELOW, GOLD_TREE, TREE, leaf_phrases
-from senna.tags import PREFIXES, SchemeError, scheme_evidence, scheme_violation, split_tag
+from senna.tags import (
+    MIXED_SHARE,
+    PREFIXES,
+    SHOWN,
+    SchemeError,
+    scheme_evidence,
+    split_tag,
+    violations,
+)
 from senna.tasks import TaskSpec, declare, get_task, with_scheme
 
 
@@ -82,18 +90,21 @@ def declared_task(cfg) -> TaskSpec:
 
 @dataclass
 class Data:
-    """A run's task (its scheme known) and its training and dev sentences."""
+    """A run's task (its scheme known), its training and dev sentences, and what its files'
+    tags showed about their scheme (printed before training; empty for a built-in task)."""
 
     task: TaskSpec
     train: list
     dev: list
+    scheme_note: str = ""
 
 
 def read_data(cfg) -> Data:
     """The settings' task and sentences (`load_splits`), the files' tag scheme detected
     from the training file when the settings declare none, and every tag checked against
     it: a tag that fits no scheme, or not the declared one, is one error naming its file
-    and line."""
+    and line; a few stray tags (at most 1 in MIXED_SHARE) are read as the scheme reads
+    them, and named in the note."""
     task = declared_task(cfg)
     fmt = reader_format(cfg, task)
     train, dev = load_splits(cfg, task)
@@ -102,40 +113,55 @@ def read_data(cfg) -> Data:
         return Data(task, train, dev)   # a built-in task on its own files, or labels
     _target_column(train, task, cfg.train, fmt)
     try:
-        scheme, (i, j) = scheme_evidence([s.columns[task.target] for s in train])
+        evidence = scheme_evidence([s.columns[task.target] for s in train])
     except SchemeError as e:
-        (i, j), scheme = e.where, str(e)
-        if declared:
-            scheme = f"they fit no scheme: {scheme}"
-        raise DataFormatError(scheme + ("" if declared else " (declare one with --scheme)"),
-                              cfg.train, _line_of(cfg.train, fmt, i, j)) from None
-    if declared and scheme != declared:
-        tag = train[i].columns[task.target][j]
-        raise DataFormatError(f"tag {tag!r} shows {scheme.upper()} tags, not the declared "
+        raise DataFormatError(str(e) + ("" if declared else " (declare one with --scheme)"),
+                              cfg.train, _line_of(cfg.train, fmt, *e.where)) from None
+    if declared and evidence.scheme != declared:
+        i, j = evidence.where
+        raise DataFormatError(f"tag {train[i].columns[task.target][j]!r} shows "
+                              f"{evidence.scheme.upper()} tags, not the declared "
                               f"{declared.upper()} (--scheme)", cfg.train,
                               _line_of(cfg.train, fmt, i, j))
-    task = with_scheme(task, scheme)
+    task = with_scheme(task, evidence.scheme)
     extra = len(read_dataset(cfg.extra_train, fmt)) if getattr(cfg, "extra_train", None) else 0
+    notes = [f"{task.name}: tags of {cfg.train} read as {evidence.describe()}"]
     for sentences, path, first in ((train[: len(train) - extra], cfg.train, 0),
                                    (dev, cfg.dev or cfg.train, 0 if cfg.dev else
                                     len(train) - extra)):
         check_tags(sentences, task, path, fmt)
-        _check_sequences(sentences, task, path, fmt, first)
-    return Data(task, train, dev)
+        stray = _check_sequences(sentences, task, path, fmt, first)
+        if stray:
+            notes.append(f"{task.name}: {path}: {stray}")
+    return Data(task, train, dev, "\n".join(notes))
 
 
-def _check_sequences(sentences: list, task: TaskSpec, path: str, fmt: str, first: int) -> None:
-    """DataFormatError at the first tag the file's scheme does not allow where it stands
-    (`scheme_violation`); `first`: the file's index of the first sentence given."""
+def _check_sequences(sentences: list, task: TaskSpec, path: str, fmt: str, first: int) -> str:
+    """The tags the file's scheme does not allow where they stand (`violations`: a chunk of
+    an IOB2 file starting with I-, ...) as a note naming their lines when they are at most
+    1 in MIXED_SHARE of its span tags (a slip, read as the scheme reads it: a stray I-
+    starts a chunk), else DataFormatError at the first; `first`: the file's index of the
+    first sentence given."""
     if task.scheme == "tags":
-        return
-    for i, s in enumerate(sentences):
-        j = scheme_violation(s.columns[task.target], task.source_scheme)
-        if j is not None:
-            tag = s.columns[task.target][j]
-            raise DataFormatError(f"tag {tag!r} does not fit the {task.source_scheme.upper()} "
-                                  f"scheme of the file where it stands", path,
-                                  _line_of(path, fmt, first + i, j))
+        return ""
+    columns = [s.columns[task.target] for s in sentences]
+    places = [(i, j) for i, col in enumerate(columns) if col.count("O") != len(col)
+              for j in violations(col, task.source_scheme)]
+    if not places:
+        return ""
+    spans = sum(len(col) - col.count("O") for col in columns)
+    i, j = places[0]
+    if len(places) * MIXED_SHARE > spans:
+        raise DataFormatError(f"tag {columns[i][j]!r} does not fit the "
+                              f"{task.source_scheme.upper()} scheme of the file where it "
+                              f"stands ({len(places)} of {spans} span tags do not)", path,
+                              _line_of(path, fmt, first + i, j))
+    lines = [str(_line_of(path, fmt, first + i, j)) for i, j in places[:SHOWN]]
+    more = f" and {len(places) - SHOWN} more" if len(places) > SHOWN else ""
+    many = len(places) > 1
+    return (f"{len(places)} tag{'s' if many else ''} of {spans:,} not fitting "
+            f"{task.source_scheme.upper()} where {'they stand' if many else 'it stands'}, "
+            f"read as it reads them: line{'s' if many else ''} {', '.join(lines)}{more}")
 
 
 def _target_column(sentences: list, task: TaskSpec, path: str, fmt: str) -> None:

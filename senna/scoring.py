@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from senna.evaluate import accuracy, chunk_scores, format_conlleval, format_srl_eval, srl_scores
-from senna.tags import convert, scheme_of, tags_to_brackets
+from senna.tags import SchemeError, convert, scheme_evidence, tags_to_brackets
 from senna.tasks import TaskSpec
 
 
@@ -14,12 +14,29 @@ def gold_tags(task: TaskSpec, sentences: Sequence) -> list[list[str]]:
     return [s.columns[task.target] for s in sentences]
 
 
-def file_scheme(task: TaskSpec, sentences: Sequence, default: str | None = None) -> str:
+def gold_scheme(task: TaskSpec, sentences: Sequence,
+                default: str | None = None) -> tuple[str, str]:
     """The tag scheme of a span task's gold sentences as read off their tags (IOB2 data for
-    a task whose files are usually IOB1 is IOB2), else `default` (a model's record), else
-    the task's."""
-    return (scheme_of(gold_tags(task, sentences)) if task.metric == "chunk" else None) \
-        or default or task.source_scheme
+    a task whose files are usually IOB1 is IOB2; a few stray tags do not change it), else
+    `default` (a model's record), else the task's; and what showed it, for a user to
+    check (empty for tasks of labels)."""
+    fallback = default or task.source_scheme
+    if task.metric != "chunk":
+        return fallback, ""
+    try:
+        evidence = scheme_evidence(gold_tags(task, sentences))
+    except SchemeError as e:
+        return fallback, f"fit no scheme ({e}): read as {fallback.upper()}"
+    if evidence.scheme == "tags":
+        return fallback, f"show no span: read as {fallback.upper()}"
+    n = evidence.n_offending
+    stray = f"; {n} tag{'s' if n > 1 else ''} not fitting it" if n else ""
+    return evidence.scheme, f"read as {evidence.describe()}{stray}"
+
+
+def file_scheme(task: TaskSpec, sentences: Sequence, default: str | None = None) -> str:
+    """The scheme of `gold_scheme`, alone."""
+    return gold_scheme(task, sentences, default)[0]
 
 
 def group_roles(sentences: Sequence, predicted: Sequence[Sequence[str]]) -> list[list[list[str]]]:

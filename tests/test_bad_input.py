@@ -296,3 +296,26 @@ def test_running_out_of_memory_is_one_error_line(capsys):
     assert run(entry, []) == 1
     err = capsys.readouterr().err
     assert err.startswith("senna: error: out of memory") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("piped", [True, False])
+def test_a_line_beyond_the_limit_is_one_error_not_all_the_memory(monkeypatch, piped):
+    """Input without line breaks (/dev/zero) is refused once a line passes MAX_LINE bytes,
+    from a pipe (read in chunks) as from an in-memory stream; the lines before it are read."""
+    monkeypatch.setattr(cli, "MAX_LINE", 1000)
+    data = b"short line\n" + b"\0" * 5000
+
+    def lines():
+        if not piped:
+            return list(cli.read_lines(io.BytesIO(data)))
+        r, w = os.pipe()
+        os.write(w, data)
+        os.close(w)
+        with os.fdopen(r, "rb") as f:
+            return [line for line in cli.read_lines(f) if line is not None]
+
+    with pytest.raises(ValueError, match="input line 2 is longer than 0 MiB") as err:
+        lines()
+    assert "line breaks" in str(err.value)
+    monkeypatch.setattr(cli, "MAX_LINE", 6000)
+    assert lines() == [b"short line\n", b"\0" * 5000]

@@ -353,7 +353,9 @@ def scratch(tmp_path_factory) -> dict[str, str]:
     bin_dir.mkdir()
     (bin_dir / "senna").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m senna "$@"\n')
     (bin_dir / "senna").chmod(0o755)
-    (bin_dir / "python").symlink_to(sys.executable)
+    # a script, not a link: a link to a virtualenv's interpreter would leave the virtualenv
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (bin_dir / "python").chmod(0o755)
     return {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home), "CWD": str(home),
             "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
 

@@ -270,7 +270,8 @@ def test_evaluate_out_round_trips(capsys, iob2_model, tmp_path):
     """--out writes the gold file with the model's tags, in IOB2; scoring that file as a
     prediction file gives the same report."""
     from senna.io.conll import read_dataset
-    from senna.tags import scheme_of
+    from senna.scoring import gold_scheme
+    from senna.tasks import get_task
 
     model, dev = iob2_model
     pred = tmp_path / "pred.iob2"
@@ -281,10 +282,11 @@ def test_evaluate_out_round_trips(capsys, iob2_model, tmp_path):
     assert [s.words for s in written] == [s.words for s in gold]
     assert [(s.columns["pos"], s.columns["chunk"]) for s in written] == \
         [(s.columns["pos"], s.columns["chunk"]) for s in gold]
-    assert scheme_of([s.columns["ner"] for s in written]) in ("iob2", None)
+    assert gold_scheme(get_task("ner"), written, "iob2")[0] == "iob2"
     assert "-DOCSTART-" not in pred.read_text(encoding="utf-8")
-    assert _evaluate(capsys, ["--task", "ner", "--gold", str(dev), "--pred", str(pred)]) == \
-        (0, report, "")
+    code, again, said = _evaluate(capsys, ["--task", "ner", "--gold", str(dev),
+                                           "--pred", str(pred)])
+    assert (code, again) == (0, report) and said.startswith(f"{dev}: gold tags read as IOB")
 
 
 def test_evaluate_out_keeps_documents_and_srl_brackets(capsys, models, tmp_path):
@@ -301,8 +303,10 @@ def test_evaluate_out_keeps_documents_and_srl_brackets(capsys, models, tmp_path)
         assert code == 0
         assert [s.doc for s in read_dataset(pred, fmt)] == [s.doc for s in
                                                             read_dataset(gold, fmt)]
-        assert _evaluate(capsys, ["--task", task, "--gold", str(gold), "--pred",
-                                  str(pred)]) == (0, report, "")
+        code, again, said = _evaluate(capsys, ["--task", task, "--gold", str(gold), "--pred",
+                                               str(pred)])
+        assert (code, again) == (0, report)
+        assert said == "" if task == "srl" else said.startswith(f"{gold}: gold tags read as")
 
 
 def test_evaluate_needs_a_task_with_pred_and_a_model_with_out(capsys, models, tmp_path):
@@ -346,8 +350,8 @@ def test_the_gold_files_scheme_is_read_once_per_scoring(monkeypatch):
     from senna.tasks import get_task
 
     calls = []
-    real = scoring.scheme_of
-    monkeypatch.setattr(scoring, "scheme_of", lambda cols: calls.append(1) or real(cols))
+    real = scoring.scheme_evidence
+    monkeypatch.setattr(scoring, "scheme_evidence", lambda cols: calls.append(1) or real(cols))
     sentences = [SimpleNamespace(words=["a", "b"], columns={"ner": ["B-PER", "I-PER"]})] * 5
     result, _ = scoring.score_predictions(get_task("ner"), sentences, [["B-PER", "E-PER"]] * 5)
     assert result["score"] == 100.0 and len(calls) == 1

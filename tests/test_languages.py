@@ -90,6 +90,7 @@ def test_lang_picks_the_shipped_models_of_a_language(spanish, tmp_path, monkeypa
 @pytest.mark.parametrize("options, message", [
     (["--lang", "xx"], "--lang: no shipped models for language 'xx'"),
     (["--lang", "es", "-path", "x"], "give -path or --lang, not both"),
+    (["--lang", "es", "-pos"], "--lang es: the shipped models tag ner only, not pos"),
 ])
 def test_bad_lang_options_are_usage_errors(options, message, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a b\n")))

@@ -156,3 +156,33 @@ def test_the_task_record_states_the_runs_licence_which_does_not_make_it_another_
     assert tasks.register(unstated).name == "dates"
     with pytest.raises(ValueError, match="another task named dates is loaded"):
         tasks.register({**mine, "fmt": "columns:word,dates"})
+
+
+def composed(*args: str) -> list[list[str]]:
+    """Rows of `senna -usrtokens ARGS` on TEXT's first sentence, run in this process."""
+    import io
+
+    from senna.cli import tag as cli_tag
+
+    out = io.BytesIO()
+    assert cli_tag.main(["-usrtokens", *args], io.BytesIO(b"Anna paid $ 5 on March 3 .\n"),
+                        out) == 0
+    return [line.split("\t") for line in out.getvalue().decode().strip().split("\n")]
+
+
+def test_the_users_model_composes_with_the_shipped_ones_from_the_cli(model):
+    """--model NAME=DIR, --tasks pos,NAME and -path DIR with a flag all tag the user's
+    column beside the shipped models' (a model given by its own folder is always tagged)."""
+    dates = [r[1].strip() for r in composed("-path", str(model))]
+    with_pos = composed("-pos", "-ner", "--model", f"dates={model}")
+    assert [len(r) for r in with_pos] == [4] * 8
+    assert [r[1].strip() for r in with_pos][:2] == ["NNP", "VBD"]
+    assert [r[3].strip() for r in with_pos] == dates
+    assert composed("--tasks", "pos,dates", "--model", f"dates={model}") == \
+        [r[:2] + r[3:] for r in with_pos]
+    assert [r[-1].strip() for r in composed("-path", str(model), "-pos")] == dates
+
+
+def test_a_folder_of_another_task_is_refused(model, capsys):
+    assert main(["--model", f"dates={ROOT / 'senna' / 'models' / 'pos'}"]) == 1
+    assert "holds a pos model, not a dates model" in capsys.readouterr().err

@@ -201,7 +201,9 @@ def test_cli_json_and_api_give_the_same_tree(models, psg_dir, tmp_path):
     api = Pipeline(root, tasks="psg").tag([words])[0]
     assert api.tree == brackets
     assert brackets_to_tree(brackets)[1:] == (words, pos)
-    assert "(" not in tag(root, "-psg", "-pos", "--format", "conllu").replace("(TOP", "")
+    conllu = tag(root, "-psg", "-pos", "--format", "conllu")
+    assert f"# constituency = {brackets}\n" in conllu   # the tree travels in its comment
+    assert "(" not in "".join(line for line in conllu.splitlines() if line[:1] != "#")
 
 
 def keeping_pt0(psg_dir: Path, out: Path) -> Path:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import MISSING, fields
+from pathlib import Path
 
 from senna.io.checkpoint import ModelError
+from senna.runtime.ensemble import folder_task
 from senna.runtime.pipeline import language_models
 from senna.settings import base_type, option
 from senna.tasks import TASKS, get_task
@@ -107,6 +109,21 @@ def chosen_model_dir(a: argparse.Namespace, prog: str) -> str | None:
         raise UsageError(f"--lang: {e}", prog) from None
 
 
+def own_task(name: str, folder: str) -> str | None:
+    """A user's own task `name`, known from the model in `folder` (its config.json names
+    the task and its tags); None when the folder holds no model of that name, so the
+    caller reports the unknown task.  A folder of another task is a ModelError."""
+    path = Path(folder)
+    if not path.is_dir():
+        return None
+    found = folder_task(path)
+    if found is None:
+        return None
+    if found != name:
+        raise ModelError(f"{folder}: holds a {found} model, not a {name} model")
+    return found
+
+
 def task_folders(values: list[str] | None, prog: str) -> dict[str, str]:
     """--model TASK=DIR options -> {task: DIR}; UsageError for a malformed one, an unknown
     task or a task given twice."""
@@ -119,7 +136,9 @@ def task_folders(values: list[str] | None, prog: str) -> dict[str, str]:
         try:
             task = get_task(name).name
         except ValueError as e:
-            raise UsageError(f"--model {value}: {e}", prog) from None
+            task = own_task(name.strip(), folder)
+            if task is None:
+                raise UsageError(f"--model {value}: {e}", prog) from None
         if task in out:
             raise UsageError(f"--model: {task} is given twice ({out[task]}, {folder})", prog)
         out[task] = folder

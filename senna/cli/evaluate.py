@@ -17,7 +17,7 @@ from senna.cli.args import Parser, UsageError
 from senna.io.conll import WRITABLE, has_docstart, write_dataset
 from senna.runtime.ensemble import folder_task
 from senna.runtime.parser import BEAM
-from senna.scoring import file_scheme, group_roles, score_predictions
+from senna.scoring import gold_scheme, group_roles, score_predictions
 from senna.tags import convert
 from senna.tasks import LAYOUT, TASKS, TaskSpec, get_task
 
@@ -262,7 +262,9 @@ def main(argv: list[str]) -> int:
         inputs = gold if a.gold_inputs else \
             predict_inputs(parse_spec(settings.get("predicted_columns")), gold, a.model)
         predicted = predict_gold_inputs(model, task, inputs)
-    scheme = file_scheme(task, gold, recorded.get("source_scheme"))
+    scheme, why = gold_scheme(task, gold, recorded.get("source_scheme"))
+    if why:
+        print(f"{a.gold}: gold tags {why}", file=sys.stderr)
     _, report = score_predictions(task, gold, predicted, scheme)
     if a.out:
         write_predictions(task, gold, predicted, fmt, scheme, names, a.gold, a.out)

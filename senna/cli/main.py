@@ -100,8 +100,8 @@ def run(entry: Callable[[list[str]], int], argv: list[str]) -> int:
         print(f"senna: error: {e}", file=sys.stderr)
         return 1
     except MemoryError:
-        print("senna: error: out of memory (a smaller --batch-size, or fewer tasks, needs "
-              "less)", file=sys.stderr)
+        print("senna: error: out of memory (a smaller --batch-size, fewer tasks or shorter "
+              "input lines need less)", file=sys.stderr)
         return 1
 
 

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from senna import __version__
@@ -29,6 +30,7 @@ from senna.cli.args import (
 )
 from senna.document import Document
 from senna.io.output import FORMATS, OutputOptions, iter_formatted, write_chunks
+from senna.runtime.ensemble import model_folders_in
 from senna.runtime.parser import BEAM
 from senna.runtime.pipeline import model_folders
 from senna.tagset import DEFAULT_TAGSET, TAGSETS
@@ -133,7 +135,7 @@ def requested_tasks(a: argparse.Namespace,
     SENNA's task flags do (with any given, exactly those are output); none: `default()`
     (called only then: the task of a model's own folder given as -path).  UsageError for
     an empty or unknown task name."""
-    chosen = [t.name for t in TASKS.values() if getattr(a, t.name)]
+    chosen = [t.name for t in TASKS.values() if getattr(a, t.name, False)]
     if a.tasks is not None:
         names = [n.strip() for n in a.tasks.split(",")]
         if not all(names):
@@ -183,13 +185,40 @@ def check_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> None:
         raise UsageError("--psg-beam is for the parser: add -psg", "senna")
 
 
+def check_language(a: argparse.Namespace, tasks: Sequence[str], models: dict) -> None:
+    """UsageError for a task --lang's shipped models do not tag (Spanish and Dutch ship
+    NER only), said as such rather than as a missing folder."""
+    if a.lang in (None, "en"):
+        return
+    held = {p.name for p in model_folders_in(Path(a.model_dir))}
+    missing = [t for t in tasks if t not in held and t not in models]
+    if missing:
+        raise UsageError(f"--lang {a.lang}: the shipped models tag {', '.join(sorted(held))} "
+                         f"only, not {', '.join(missing)} (give a model of your own with "
+                         f"--model TASK=DIR)", "senna")
+
+
 def output_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> OutputOptions:
     scheme = "brackets" if a.brackettags else "iob" if a.iobtags else "iobes"
     return OutputOptions(tasks, scheme, not a.notokentags, a.offsettags)
 
 
+# The longest input line read: one line is one paragraph (or -usrtokens sentence) and is
+# held whole while it is tagged, so a stream without line breaks (/dev/zero, a binary
+# file) is refused after this much instead of taking all the memory.  16 MiB is about
+# 2.5 million words, tagged with every task in about 1 GB.
+MAX_LINE = 1 << 24
+
+
+def long_line(number: int) -> ValueError:
+    return ValueError(f"input line {number} is longer than {MAX_LINE >> 20} MiB (expected one "
+                      f"paragraph or sentence per line: is this a text file with line "
+                      f"breaks?)")
+
+
 def read_lines(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes | None]:
-    """Lines of a byte stream; None whenever the next read would block (input paused).
+    """Lines of a byte stream; None whenever the next read would block (input paused);
+    ValueError at a line longer than MAX_LINE bytes.
 
     Reads the file descriptor directly so `select` sees all unread data; streams without
     a selectable descriptor (files on Windows, in-memory buffers) are iterated plainly.
@@ -198,9 +227,13 @@ def read_lines(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes | None]:
         fd = stream.fileno()  # type: ignore[union-attr]
         select.select([fd], [], [], 0)
     except (AttributeError, OSError, ValueError):
-        yield from stream
+        for number, line in enumerate(stream, 1):
+            if len(line) > MAX_LINE:
+                raise long_line(number) from None
+            yield line
         return
     parts: list[bytes] = []
+    held, number = 0, 0          # bytes of the unfinished line; lines yielded
     while True:
         if not select.select([fd], [], [], 0)[0]:
             yield None
@@ -209,11 +242,20 @@ def read_lines(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes | None]:
             break
         if b"\n" not in chunk:
             parts.append(chunk)
+            held += len(chunk)
+            if held > MAX_LINE:
+                raise long_line(number + 1)
             continue
         lines = (b"".join(parts) + chunk).split(b"\n")
         parts = [lines.pop()]
+        held = len(parts[0])
         for line in lines:
+            number += 1
+            if len(line) > MAX_LINE:
+                raise long_line(number)
             yield line + b"\n"
+        if held > MAX_LINE:
+            raise long_line(number + 1)
     if b"".join(parts):
         yield b"".join(parts)
 
@@ -325,8 +367,13 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
     a = parser().parse_args(argv)
     models = task_folders(a.models, "senna")
     a.model_dir = chosen_model_dir(a, "senna")
-    tasks = requested_tasks(a, lambda: model_folders(a.model_dir, models).default_tasks())
+    folders = model_folders(a.model_dir, models)
+    tasks = requested_tasks(a, folders.default_tasks)
+    own = [t for t in (folders.single, *models) if t is not None and t not in tasks]
+    if own:   # a model given by its own folder is always tagged with
+        tasks = normalize_tasks((*tasks, *own))
     check_options(a, tasks)
+    check_language(a, tasks, models)
     usrvbs = open_usrvbs(a.usrvbs) if a.usrvbs else None
     started = time.perf_counter()
     tagger = load(a.model_dir, tasks, predicates="pos" if a.posvbs else "auto",

@@ -1,7 +1,7 @@
 """Where a sentence longer than MAX_WORDS words is cut into pieces that are tagged as
 sentences of their own (and written whole again: senna.io.output), so that memory and time
-per word stay bounded whatever one input line holds: SRL gives every predicate a role column over its sentence, so a
-sentence of N words costs in proportion to N squared.
+per word stay bounded whatever one input line holds: SRL gives every predicate a role
+column over its sentence, so a sentence of N words costs in proportion to N squared.
 
 MAX_WORDS = 128 lies above every sentence of the dev sets (the longest: 109 words in
 CoNLL-2003 eng.testa, 75 in EWT dev, 78 in CoNLL-2000) and all but two training sentences
