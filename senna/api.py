@@ -18,6 +18,7 @@ from pathlib import Path
 
 from senna.document import Document, Sentence, Token
 from senna.runtime.pipeline import Pipeline, language_models
+from senna.runtime.threads import blas_threads, checked_threads
 from senna.tagset import DEFAULT_TAGSET, apply_tagset, check_tagset
 from senna.text.tokenize import (
     SpacedTokens,
@@ -98,9 +99,11 @@ class Tagger:
     """A loaded pipeline with text in, `Document`s out; POS tags in `tagset` ("wsj" or
     "ewt"), mapped after the cascade, whose models read the EWT tags they were trained on."""
 
-    def __init__(self, pipeline: Pipeline, tagset: str = DEFAULT_TAGSET):
+    def __init__(self, pipeline: Pipeline, tagset: str = DEFAULT_TAGSET,
+                 threads: int | None = None):
         self.pipeline = pipeline
         self.tagset = check_tagset(tagset)
+        self.threads = checked_threads(threads)   # BLAS threads while tagging
 
     @property
     def tasks(self) -> tuple[str, ...]:
@@ -139,8 +142,9 @@ class Tagger:
         the verb detector or from POS).  Each document's names get one type each (NER:
         `senna.decode.documents`)."""
         sents = [s for d in docs for s in d.sentences]
-        self.pipeline.fill(sents, predicates, [k for k, d in enumerate(docs)
-                                               for _ in d.sentences])
+        with blas_threads(self.threads):
+            self.pipeline.fill(sents, predicates, [k for k, d in enumerate(docs)
+                                                   for _ in d.sentences])
         apply_tagset(sents, self.tagset)
         return list(docs)
 
@@ -172,7 +176,7 @@ class Tagger:
 def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] | None = None,
          predicates: str = "auto", tagset: str = DEFAULT_TAGSET, documents: bool = True,
          models: Mapping[str, str | Path] | None = None, lang: str | None = None,
-         beam: int | None = None) -> Tagger:
+         beam: int | None = None, threads: int | None = None) -> Tagger:
     """Load the models for `tasks` and those they need.  `model_dir`: a folder of models,
     one per task (default: the shipped senna/models), or one model's own folder (its
     config.json names its task; the others then come from the shipped models).  `models`:
@@ -187,11 +191,14 @@ def load(model_dir: str | Path | None = None, tasks: str | Sequence[str] | None 
     language ("en", the default; "es", "nl": their NER), whose tokenizer splits the text as
     the models' training data was split.  `beam`: the partial parses the parser keeps per
     sentence (default 1: greedy, level by level; 2 takes about 1.4 times the parse time
-    and moved the shipped parser's bracket F1 by +0.15)."""
+    and moved the shipped parser's bracket F1 by +0.15).  `threads`: BLAS threads while
+    tagging (default 1, or as OMP_NUM_THREADS and the like say; 0: the library's own:
+    senna.runtime.threads)."""
     check_tagset(tagset)   # before the models load
+    threads = checked_threads(threads)
     if lang is not None:
         if model_dir is not None:
             raise ValueError("give model_dir or lang, not both")
         model_dir = language_models(lang)
     return Tagger(Pipeline(model_dir, tasks, predicates=predicates, documents=documents,
-                           task_dirs=models, beam=beam), tagset)
+                           task_dirs=models, beam=beam), tagset, threads)

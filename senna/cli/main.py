@@ -3,7 +3,6 @@ SENNA v3.0's options.  Errors reach the user as one line on stderr and a non-zer
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -36,34 +35,6 @@ SUMMARIES: dict[str, str] = {
     "tag-corpus": "tag many files into output shards on Dask (pip install '.[dask]')",
     "serve": "an HTTP API and a page that shows the annotations (pip install '.[serve]')",
 }
-
-
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def limit_blas_threads(args: Sequence[str]) -> None:
-    """The tagger's BLAS threads: `--threads N`, else the user's environment, else 1.
-
-    Why 1: the tagger's matrix products are small (a few hundred rows per sentence batch),
-    so extra BLAS threads gain little when the machine is idle and cost up to 8x when its
-    cores are busy (threads spin waiting for each other).  Why environment variables and
-    not threadpoolctl: no extra dependency, nothing to import at start-up, and OpenBLAS
-    then never starts its thread pool; BLAS libraries read them once, when NumPy is first
-    imported, so this runs before that (the tagger's modules are imported afterwards).
-    N = 0 leaves the library's default (every core).
-    """
-    value = None
-    for i, arg in enumerate(args):
-        if arg == "--threads" and i + 1 < len(args):
-            value = args[i + 1]
-        elif arg.startswith("--threads="):
-            value = arg.split("=", 1)[1]
-    if value is None:
-        if any(v in os.environ for v in THREAD_VARS):
-            return
-        value = "1"
-    if value.isdigit() and int(value) > 0:   # anything else: tag's parser reports it
-        os.environ.update(dict.fromkeys(THREAD_VARS, str(int(value))))
 
 
 def keep_freed_memory() -> None:
@@ -111,7 +82,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     name = args.pop(0) if args and args[0] in SUBCOMMANDS else "tag"
     if name in ("tag", "serve"):
-        limit_blas_threads(args)
         keep_freed_memory()
     module = importlib.import_module(SUBCOMMANDS[name])
     return run(module.main, args)

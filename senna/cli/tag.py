@@ -122,9 +122,9 @@ def parser() -> argparse.ArgumentParser:
                    help="build every model's indexes at start-up instead of when the input "
                         "first needs them (a steady first response; timing tagging alone)")
     p.add_argument("--threads", type=int, metavar="N",
-                   help="BLAS threads (default 1, or as OMP_NUM_THREADS / OPENBLAS_NUM_THREADS"
-                        " / MKL_NUM_THREADS say; 0: the library's default); set by the "
-                        "`senna` command before NumPy loads")
+                   help="BLAS threads while tagging (default 1, or as OMP_NUM_THREADS / "
+                        "OPENBLAS_NUM_THREADS / MKL_NUM_THREADS say; 0: the library's "
+                        "default)")
     return p
 
 
@@ -377,7 +377,7 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
     usrvbs = open_usrvbs(a.usrvbs) if a.usrvbs else None
     started = time.perf_counter()
     tagger = load(a.model_dir, tasks, predicates="pos" if a.posvbs else "auto",
-                  tagset=a.tagset, models=models, beam=a.psg_beam)
+                  tagset=a.tagset, models=models, beam=a.psg_beam, threads=a.threads)
     if a.preload:
         tagger.pipeline.preload()
     gc.freeze()   # the loaded models and modules: the collector need not scan them again

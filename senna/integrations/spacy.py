@@ -92,12 +92,13 @@ class SennaComponent:
     def __init__(self, nlp: Language, name: str, tasks: list[str] | None,
                  model_dir: str | None = None, batch_size: int = 256,
                  chunk_key: str = "chunks", pt0_key: str = "pt0",
-                 models: dict[str, str] | None = None, lang: str | None = None):
+                 models: dict[str, str] | None = None, lang: str | None = None,
+                 threads: int | None = None):
         import senna
 
         self.name = name
-        self.args = (tasks, model_dir, batch_size, chunk_key, pt0_key, models, lang)
-        self.tagger = senna.load(model_dir, tasks, models=models, lang=lang)
+        self.args = (tasks, model_dir, batch_size, chunk_key, pt0_key, models, lang, threads)
+        self.tagger = senna.load(model_dir, tasks, models=models, lang=lang, threads=threads)
         self.tasks = set(self.tagger.tasks)
         self.batch_size = batch_size
         self.chunk_key, self.pt0_key = chunk_key, pt0_key
@@ -202,15 +203,16 @@ def _rebuild(name: str, args: tuple) -> SennaComponent:
 @Language.factory(
     "senna",
     default_config={"tasks": None, "model_dir": None, "models": None, "lang": None,
-                    "batch_size": 256, "chunk_key": "chunks", "pt0_key": "pt0"},
+                    "batch_size": 256, "chunk_key": "chunks", "pt0_key": "pt0",
+                    "threads": None},
 )
 def make_senna(nlp: Language, name: str, tasks: list[str] | None, model_dir: str | None,
                models: dict[str, str] | None, lang: str | None, batch_size: int,
-               chunk_key: str, pt0_key: str) -> SennaComponent:
+               chunk_key: str, pt0_key: str, threads: int | None) -> SennaComponent:
     """The `senna` factory (spaCy validates the config against these annotations).
     `tasks` None: senna.load's default (POS, CHUNK, NER, SRL, or the task of the model
     whose own folder `model_dir` is); `models`: task -> a model's own folder; `lang`: the
     shipped models of that language instead of `model_dir` (spaCy's tokenizer still
-    splits the text)."""
+    splits the text); `threads`: BLAS threads while tagging (senna.load's)."""
     return SennaComponent(nlp, name, tasks, model_dir, batch_size, chunk_key, pt0_key,
-                          models, lang)
+                          models, lang, threads)
