@@ -135,15 +135,20 @@ class Tagger:
         return self.tag_documents([doc], preds)[0]
 
     def tag_documents(self, docs: Sequence[Document],
-                      predicates: Sequence[Sequence[int]] | None = None) -> list[Document]:
+                      predicates: Sequence[Sequence[int]] | None = None,
+                      groups: Sequence[int] | None = None) -> list[Document]:
         """Tag untagged documents in place, in one pipeline batch, and return them (their
         sentences' columns, predicates and roles are replaced: `Pipeline.fill`);
         `predicates` has one list per sentence of all documents together (None: chosen by
         the verb detector or from POS).  Each document's names get one type each (NER:
-        `senna.decode.documents`)."""
+        `senna.decode.documents`); `groups`, one number per document, makes documents of
+        one number one document for that (the lines of one `-DOCSTART-` block)."""
+        if groups is not None and len(groups) != len(docs):
+            raise ValueError(f"groups: {len(groups)} numbers for {len(docs)} documents")
+        ids = range(len(docs)) if groups is None else groups
         sents = [s for d in docs for s in d.sentences]
         with blas_threads(self.threads):
-            self.pipeline.fill(sents, predicates, [k for k, d in enumerate(docs)
+            self.pipeline.fill(sents, predicates, [k for k, d in zip(ids, docs, strict=True)
                                                    for _ in d.sentences])
         apply_tagset(sents, self.tagset)
         return list(docs)

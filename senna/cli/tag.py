@@ -15,7 +15,7 @@ import select
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -29,6 +29,7 @@ from senna.cli.args import (
     task_folders,
 )
 from senna.document import Document
+from senna.io.conll import DOCSTART
 from senna.io.output import FORMATS, OutputOptions, iter_formatted, write_chunks
 from senna.runtime.ensemble import model_folders_in
 from senna.runtime.parser import BEAM
@@ -328,39 +329,99 @@ class Stream:
             out.append([i for i, f in enumerate(flags) if f])
         return out
 
-    def flush(self, docs: list[Document], preds: list[list[int]] | None) -> None:
+    def flush(self, docs: list[Document], preds: list[list[int]] | None,
+              groups: list[int]) -> None:
         if not docs:
             return
-        tagged = self.tagger.tag_documents(docs, preds)
+        tagged = self.tagger.tag_documents(docs, preds, groups)
         write_chunks(self.out, iter_formatted(tagged, self.fmt, self.opts))
         self.sentences += sum(len(d.sentences) for d in docs)
         self.tokens += sum(len(s.tokens) for d in docs for s in d.sentences)
 
     def run(self, lines: Iterable[bytes | str | None], batch_size: int) -> None:
-        """Tag every line; None items (input paused) flush what is pending."""
-        docs: list[Document] = []
-        preds: list[list[int]] | None = [] if self.usrvbs is not None else None
-        pending = 0
+        """Tag every line; None items (input paused) flush what is pending.  Each line is
+        a document of its own, until a `-DOCSTART-` line: from then on the lines up to the
+        next one are one document (NER gives a name one type within it, as `senna
+        evaluate` does), tagged together; a document over DOCUMENT_SENTENCES sentences is
+        tagged in parts of that many."""
+        pending = Pending(self.usrvbs is not None)
         for line in lines:
-            if line is not None:
+            if line is not None and is_docstart(line):
+                pending.start_document()
+            elif line is not None:
                 doc = self.document(line)
                 if not doc.sentences:
                     continue
-                if preds is not None:
+                preds = None
+                if self.usrvbs is not None:
                     try:
-                        preds += self.predicates(doc)
+                        preds = self.predicates(doc)
                     except ValueError:
-                        self.flush(docs, preds)
+                        self.flush(*pending.take(pending.closed))
                         raise
-                docs.append(doc)
-                pending += len(doc.sentences)
-            if docs and (line is None or pending >= batch_size):
-                self.flush(docs, preds)
-                docs, preds, pending = [], [] if preds is not None else None, 0
-        self.flush(docs, preds)
+                pending.add(doc, preds)
+            if pending.closed and (line is None or pending.size >= batch_size):
+                self.flush(*pending.take(pending.closed))
+            elif pending.open_sentences >= DOCUMENT_SENTENCES:
+                self.flush(*pending.take(len(pending.docs)))
+        self.flush(*pending.take(len(pending.docs)))
         if self.usrvbs is not None and next(self.usrvbs, None) is not None:
             raise ValueError(f"{self.usrvbs_name}: more sentences than the input's "
                              f"{self.sentences}")
+
+
+# The most sentences tagged as one document (a -DOCSTART- block): beyond it, a block is
+# tagged in parts of this many, so that memory stays bounded.  CoNLL's longest documents
+# hold a few hundred sentences.
+DOCUMENT_SENTENCES = 10_000
+
+
+def is_docstart(line: bytes | str) -> bool:
+    """A `-DOCSTART-` line (CoNLL's document mark), alone on its line."""
+    return line.strip() == (DOCSTART.encode() if isinstance(line, bytes) else DOCSTART)
+
+
+@dataclass
+class Pending:
+    """Documents read but not yet tagged, their predicates and document numbers; the
+    first `closed` of them are complete (the block they belong to has ended)."""
+
+    usrvbs: bool
+    docs: list[Document] = field(default_factory=list)
+    preds: list[list[int]] = field(default_factory=list)
+    groups: list[int] = field(default_factory=list)
+    closed: int = 0
+    size: int = 0              # sentences pending
+    open_sentences: int = 0    # of them, in the block still open
+    blocks: bool = False       # a -DOCSTART- line was read: lines join into documents
+    group: int = 0
+
+    def add(self, doc: Document, preds: list[list[int]] | None) -> None:
+        if not self.blocks:
+            self.group += 1
+        self.docs.append(doc)
+        self.groups.append(self.group)
+        self.preds += preds or []
+        self.size += len(doc.sentences)
+        if self.blocks:
+            self.open_sentences += len(doc.sentences)
+        else:
+            self.closed = len(self.docs)
+
+    def start_document(self) -> None:
+        self.blocks, self.group = True, self.group + 1
+        self.closed, self.open_sentences = len(self.docs), 0
+
+    def take(self, n: int) -> tuple[list[Document], list[list[int]] | None, list[int]]:
+        """The first n documents, their predicates and numbers, removed."""
+        docs, groups = self.docs[:n], self.groups[:n]
+        k = sum(len(d.sentences) for d in docs)
+        preds = self.preds[:k] if self.usrvbs else None
+        del self.docs[:n], self.groups[:n], self.preds[:k]
+        self.closed, self.size = max(0, self.closed - n), self.size - k
+        if not self.docs:
+            self.open_sentences = 0
+        return docs, preds, groups
 
 
 def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:

@@ -2,8 +2,10 @@
 
 Registered through the `spacy_factories` entry point (pyproject.toml), so spaCy finds it
 without an import once `pip install '.[spacy]'` has run.  It tags spaCy's own tokens (no
-second tokenisation) sentence by sentence; a doc without sentence boundaries gets them from
-spaCy's rule-based `Sentencizer` first.  What it sets:
+second tokenisation) sentence by sentence, the sentences of one doc being one document
+(NER gives a name one type within it, as for one text given to `senna.load()`); a doc
+without sentence boundaries gets them from spaCy's rule-based `Sentencizer` first, and a
+line break ends a sentence, as everywhere in senna.  What it sets:
 
 - `token.tag_` (PTB tags) and `token.pos_` (Universal POS through `UPOS`), task `pos`;
 - `doc.ents` with CoNLL-2003 labels (PER, LOC, ORG, MISC), task `ner`;
@@ -30,6 +32,7 @@ from spacy.language import Language
 from spacy.pipeline import Sentencizer
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
+from senna.api import pretokenized_document
 from senna.integrations import view
 from senna.tasks import PRESETS as BUILT_IN
 from senna.tasks import TASKS
@@ -122,21 +125,36 @@ class SennaComponent:
         if batch:
             yield from self._tag(batch)
 
+    def _sentences(self, doc: Doc) -> None:
+        """Sentence boundaries for a doc without them: the `Sentencizer`'s, and a line
+        break ends a sentence, as senna reads raw text everywhere."""
+        if doc.has_annotation("SENT_START"):
+            return
+        self.sentencizer(doc)
+        for token in doc[:-1]:
+            if "\n" in token.text:   # the line break ends its sentence; the next starts one
+                if token.i and token.is_sent_start:
+                    token.is_sent_start = False
+                doc[token.i + 1].is_sent_start = True
+
     def _tag(self, docs: list[Doc]) -> list[Doc]:
-        """Every sentence of every doc in one tagger pass, then annotations doc by doc."""
-        todo = []   # (doc, [doc token index of each tagged word]) per sentence
-        for doc in docs:
-            if not doc.has_annotation("SENT_START"):
-                self.sentencizer(doc)
+        """Every sentence of every doc in one tagger pass (the sentences of one doc being
+        one document, as one text is to `senna.load()`), then annotations doc by doc."""
+        todo = []   # (doc number, doc, [doc token index of each tagged word]) per sentence
+        for k, doc in enumerate(docs):
+            self._sentences(doc)
             for sent in doc.sents:
                 index = [t.i for t in sent if tagger_word(t.text)]
                 if index:
-                    todo.append((doc, index))
-        tagged = self.tagger.pipe([[tagger_word(doc[i].text) for i in index]
-                                   for doc, index in todo], batch_size=self.batch_size)
+                    todo.append((k, doc, index))
         results: dict[int, list] = {id(doc): [] for doc in docs}
-        for (doc, index), tdoc in zip(todo, tagged, strict=True):
-            results[id(doc)].append((index, tdoc.sentences[0]))
+        for start in range(0, len(todo), self.batch_size):
+            part = todo[start : start + self.batch_size]
+            tagged = self.tagger.tag_documents(
+                [pretokenized_document([tagger_word(doc[i].text) for i in index])
+                 for _, doc, index in part], groups=[k for k, _, _ in part])
+            for (_, doc, index), tdoc in zip(part, tagged, strict=True):
+                results[id(doc)].append((index, tdoc.sentences[0]))
         for doc in docs:
             self._annotate(doc, results[id(doc)])
         return docs

@@ -369,13 +369,28 @@ def _syntok() -> tuple[ModuleType, Any, frozenset[str]]:
 
 def tokenize(text: str, language: str = "en") -> list[list[Token]]:
     """Split raw text into sentences of PTB-style tokens whose offsets index `text`; a
-    token's text is its slice without invisible characters (senna.text.invisible).
+    token's text is its slice without invisible characters (senna.text.invisible).  A
+    line break ends a paragraph, so no sentence spans two lines: the `senna` command
+    reads one paragraph a line, and every other entry point reads text the same way.
     `language` (one of LANGUAGES) picks the conventions of its training data: "es" and
     "nl" those of CoNLL-2002 (hyphenated words whole; "30%" in Spanish, "foto's" in
     Dutch); ValueError for another."""
     joins = _WORD_JOINS.get(language)
     if joins is None:
         raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}")
+    if "\n" not in text:
+        return _tokenize_line(text, joins)
+    out, start = [], 0
+    for line in text.split("\n"):
+        out += [[Token(t.text, t.start + start, t.end + start) for t in sent]
+                for sent in _tokenize_line(line, joins)] if start else \
+            _tokenize_line(line, joins)
+        start += len(line) + 1
+    return out
+
+
+def _tokenize_line(text: str, joins: re.Pattern[str]) -> list[list[Token]]:
+    """`tokenize` for text without a line break."""
     shown, where = visible_with_offsets(text)
     sents = _tokenize_visible(shown, joins)
     if where is None:
