@@ -90,8 +90,8 @@ def client(url: str, body: Callable[[int], str], stop: float, out: list,
             reply = conn.getresponse()
             answer = reply.read()
             status = reply.status
-            tokens = sum(len(s["tokens"]) for s in json.loads(answer)["sentences"]) if (
-                good and status == 200) else 0
+            tokens = sum(len(s["tokens"]) for d in json.loads(answer)["documents"]
+                         for s in d["sentences"]) if good and status == 200 else 0
         except (OSError, http.client.HTTPException, ValueError):
             status, tokens = 0, 0
             conn.close()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -36,7 +37,6 @@ from starlette.staticfiles import StaticFiles
 import senna
 from senna.api import Tagger
 from senna.document import Document
-from senna.integrations import view
 from senna.io.allennlp import document_json
 from senna.io.output import OutputOptions, format_document
 from senna.runtime.pipeline import model_folders
@@ -56,40 +56,24 @@ REFUSED = (400, 413, 422)   # answered after Limits.refusal_delay_s
 POOL_THREADS = 4   # tokenising and rendering (bounded by the body limit each)
 
 Source = str | list[list[str]]   # a request's raw text, or its sentences as tokens
+SURROGATE = re.compile("[\ud800-\udfff]")   # what a JSON \uD800 escape alone decodes to
 
 
-def error(status: int, message: str, retry_after: int | None = None) -> JSONResponse:
+def error(status: int, message: str, retry_after: int | None = None) -> Response:
+    """`{"error": message}`, ASCII-escaped: a message quoting a request's field may hold a
+    lone surrogate, which UTF-8 cannot encode."""
     headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
-
-
-def sentence_json(sent, tasks: tuple[str, ...]) -> dict:
-    """The page's view of one sentence: tokens with the requested tasks' tags (not those
-    of tasks run only because a requested one reads them), spans, frames."""
-    toks = [{"text": w, "start": s, "end": e} for w, (s, e) in
-            zip(view.words(sent), view.offsets(sent), strict=True)]
-    out: dict = {"tokens": toks}
-    for task in view.token_tasks():
-        if task in tasks:
-            for tok, tag in zip(toks, view.tags(sent, task) or [], strict=False):
-                tok[task] = tag
-    for task in view.span_tasks():
-        if task in tasks:
-            out[TASKS[task].span_field or task] = [list(s) for s in view.spans(sent, task)]
-    if any(TASKS[t].tree for t in tasks):
-        out["tree"] = view.tree(sent)
-    if any(TASKS[t].per_predicate for t in tasks):
-        out["frames"] = [{"predicate": p, "verb": toks[p]["text"], "tags": tags,
-                          "arguments": [list(a) for a in view.arguments(tags)]}
-                         for p, tags in view.frames(sent)]
-    return out
+    return Response(json.dumps({"error": message}), status_code=status, headers=headers,
+                    media_type="application/json")
 
 
 def render(docs: list[Document], tasks: tuple[str, ...], fmt: str) -> dict:
-    """The response body: the documents' sentences in one list (or text in `fmt`)."""
+    """The response body.  `json`: `{"documents": [...]}`, one `Document.to_dict(tasks)`
+    per text (a request's text, or each sentence given as tokens), exactly the object
+    `senna --format json` prints as a line for it; `allennlp`: the sentences in one list;
+    the text formats: `{"format", "output"}`."""
     if fmt == "json":
-        return {"tasks": list(tasks),
-                "sentences": [sentence_json(s, tasks) for d in docs for s in d.sentences]}
+        return {"documents": [d.to_dict(tasks) for d in docs]}
     if fmt == "allennlp":
         return {"sentences": [obj for d in docs for obj in document_json(d)]}
     opts = OutputOptions(tasks)
@@ -234,10 +218,25 @@ def parse_request(data: dict, served: tuple[str, ...], limits: Limits
                 isinstance(s, list) and all(isinstance(w, str) for w in s) for s in source):
             raise BadRequest(422, TOKENS_ACCEPTED)
         over = sum(map(len, source)) > limits.max_tokens
+    check_unicode(source)
     if over:
         raise BadRequest(413, f"over {limits.max_tokens} words; the limit is "
                               f"{limits.max_tokens} tokens per request")
     return source, tasks, fmt
+
+
+def check_unicode(source: Source) -> None:
+    """A 400 for a lone surrogate (an escape such as \\ud800 without its pair): such a
+    string is no Unicode text, and no tokeniser or encoder may be handed it."""
+    texts = [source] if isinstance(source, str) else [w for s in source for w in s]
+    for k, text in enumerate(texts):
+        found = None if text.isascii() else SURROGATE.search(text)
+        if found:
+            where = (f"'text' at character {found.start()}" if isinstance(source, str)
+                     else f"'tokens' in token {k + 1}")
+            raise BadRequest(400, f"invalid Unicode: a lone surrogate U+{ord(found.group()):04X}"
+                                  f" in {where}; send text as UTF-8 (a surrogate escape "
+                                  "must be followed by its pair)")
 
 
 def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
@@ -284,11 +283,11 @@ def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
-    async def not_found(request: Request, exc: Exception) -> JSONResponse:
+    async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
         return error(status, getattr(exc, "detail", None) or "not found")
 
-    async def server_error(request: Request, exc: Exception) -> JSONResponse:
+    async def server_error(request: Request, exc: Exception) -> Response:
         return error(500, f"internal error: {type(exc).__name__}")
 
     @asynccontextmanager
