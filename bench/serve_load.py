@@ -14,8 +14,15 @@ The hostile clients of `--mixed`, each also closed-loop, in a process of their o
 sends 200 KB of text holding 100,000 words; `nested` 100,000 nested `[`; `verbs` 4,999
 words that are all verbs, about 2,500 predicates (12.5 million SRL role tags);
 `slowloris` opens a connection and sends its headers a line per second, never finishing
-them, then opens another once the server closes it.  Their answers are counted by status
-(for slowloris: the seconds each connection stayed open).  With a server it started, the
+them, then opens another once the server closes it; `idle` holds 1,100 connections that
+never send a byte, reopening each one the server closes; `abandon` sends 4,500 words
+asking for the parser and closes the connection at once; `halfclose` sends a sentence and
+shuts its sending side (`shutdown(SHUT_WR)`) in a loop; `expensive` sends a valid 499-word
+sentence asking for `psg` and `srl`, closed-loop.  Each client connects from a loopback
+address of its own (good ones from 127.0.1.N, hostile ones from 127.0.2.N), as distinct
+machines would.  Their answers are counted by status (for slowloris: the seconds each
+connection stayed open; for idle: the connections the server closed; for abandon and
+halfclose: the requests sent).  With a server it started, the
 script also reports the server's peak memory (VmHWM).
 """
 
@@ -27,6 +34,7 @@ import http.client
 import json
 import multiprocessing
 import os
+import selectors
 import socket
 import subprocess
 import sys
@@ -40,7 +48,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = {"huge": lambda: json.dumps({"text": "a " * 100_000}),
            "nested": lambda: "[" * 100_000,
-           "verbs": lambda: json.dumps({"text": "go " * 4999})}
+           "verbs": lambda: json.dumps({"text": "go " * 4999}),
+           "expensive": lambda: json.dumps({"tokens": (
+               "the company said it would sell the unit to a group of investors led by "
+               "its chairman ,".split() * 30)[:499], "tasks": ["psg", "srl"]})}
+RAW = ("slowloris", "idle", "abandon", "halfclose")   # clients on sockets of their own
+HOSTILE_ADDRESS = {k: f"127.0.2.{i + 1}" for i, k in enumerate([*HOSTILE, *RAW])}
 
 
 def sentences(path: Path) -> list[str]:
@@ -75,11 +88,14 @@ def start_server(tasks: str) -> tuple[subprocess.Popen, str]:
 
 
 def client(url: str, body: Callable[[int], str], stop: float, out: list,
-           good: bool) -> None:
-    """One closed-loop client: (latency s, status, tokens) per request until `stop`;
-    status 0 for a connection error.  Tokens are counted in good requests' answers."""
+           good: bool, source: str = "127.0.0.1") -> None:
+    """One closed-loop client from the address `source`: (latency s, status, tokens) per
+    request until `stop`; status 0 for a connection error.  Tokens are counted in good
+    requests' answers."""
     parts = urllib.parse.urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    address = (source, 0)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60,
+                                      source_address=address)
     i = 0
     while time.monotonic() < stop:
         data = body(i)
@@ -90,12 +106,13 @@ def client(url: str, body: Callable[[int], str], stop: float, out: list,
             reply = conn.getresponse()
             answer = reply.read()
             status = reply.status
-            tokens = sum(len(s["tokens"]) for s in json.loads(answer)["sentences"]) if (
-                good and status == 200) else 0
+            tokens = sum(len(s["tokens"]) for d in json.loads(answer)["documents"]
+                         for s in d["sentences"]) if good and status == 200 else 0
         except (OSError, http.client.HTTPException, ValueError):
             status, tokens = 0, 0
             conn.close()
-            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60,
+                                              source_address=address)
         out.append((time.perf_counter() - started, status, tokens))
     conn.close()
 
@@ -106,7 +123,8 @@ def slowloris(url: str, stop: float, out: list) -> None:
     parts = urllib.parse.urlsplit(url)
     while time.monotonic() < stop:
         started = time.perf_counter()
-        with socket.create_connection((parts.hostname, parts.port)) as s:
+        with socket.create_connection((parts.hostname, parts.port), source_address=(
+                HOSTILE_ADDRESS["slowloris"], 0)) as s:
             s.settimeout(1)
             try:
                 s.sendall(b"POST /tag HTTP/1.1\r\nHost: x\r\n")
@@ -123,6 +141,61 @@ def slowloris(url: str, stop: float, out: list) -> None:
         out.append(time.perf_counter() - started)
 
 
+def idle(url: str, stop: float, out: list, count: int = 1100) -> None:
+    """`count` connections that never send a byte, each reopened once the server closes
+    it; one entry in `out` per connection the server closed."""
+    parts = urllib.parse.urlsplit(url)
+    where, source = (parts.hostname, parts.port), (HOSTILE_ADDRESS["idle"], 0)
+    sel = selectors.DefaultSelector()
+    for _ in range(count):
+        sel.register(socket.create_connection(where, source_address=source),
+                     selectors.EVENT_READ)
+    while time.monotonic() < stop:
+        for key, _ in sel.select(timeout=0.5):
+            sock = key.fileobj
+            try:
+                data = sock.recv(4096)
+            except OSError:
+                data = b""
+            if not data:
+                sel.unregister(sock)
+                sock.close()
+                out.append(1)
+                try:
+                    sel.register(socket.create_connection(where, source_address=source),
+                                 selectors.EVENT_READ)
+                except OSError:
+                    time.sleep(0.01)
+    for key in list(sel.get_map().values()):
+        key.fileobj.close()
+
+
+def leaving(url: str, kind: str, stop: float, out: list) -> None:
+    """Whole requests, each followed at once by a close (`abandon`: 4,500 words with the
+    parser) or a half-close (`halfclose`: one sentence, then the answer read if any)."""
+    parts = urllib.parse.urlsplit(url)
+    text = ("word " * 4500 if kind == "abandon" else
+            "The company said it would sell the unit to investors .")
+    data = json.dumps({"text": text, "tasks": ["psg"] if kind == "abandon" else ["pos"]}
+                      ).encode()
+    request = (b"POST /tag HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
+    while time.monotonic() < stop:
+        try:
+            with socket.create_connection((parts.hostname, parts.port), source_address=(
+                    HOSTILE_ADDRESS[kind], 0)) as s:
+                s.sendall(request)
+                if kind == "halfclose":
+                    s.shutdown(socket.SHUT_WR)
+                    s.settimeout(1)
+                    while s.recv(4096):
+                        pass
+        except OSError:
+            pass
+        out.append(1)
+        time.sleep(0.01)
+
+
 def hostile_clients(url: str, kinds: list[str], stop: float, out: multiprocessing.Queue
                     ) -> None:
     """One thread per hostile client until `stop`; puts ({kind: results}, slowloris's
@@ -132,15 +205,21 @@ def hostile_clients(url: str, kinds: list[str], stop: float, out: multiprocessin
     held: list[float] = []
     bodies = {kind: HOSTILE[kind]() for kind in results}
     threads = [threading.Thread(target=client, args=(url, lambda i, d=bodies[kind]: d,
-                                                     stop, results[kind], False))
+                                                     stop, results[kind], False,
+                                                     HOSTILE_ADDRESS[kind]))
                for kind in results]
     if "slowloris" in kinds:
         threads.append(threading.Thread(target=slowloris, args=(url, stop, held)))
+    counted: dict[str, list] = {kind: [] for kind in kinds if kind in RAW[1:]}
+    if "idle" in kinds:
+        threads.append(threading.Thread(target=idle, args=(url, stop, counted["idle"])))
+    threads += [threading.Thread(target=leaving, args=(url, kind, stop, counted[kind]))
+                for kind in ("abandon", "halfclose") if kind in kinds]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    out.put((results, held))
+    out.put((results, held, {kind: len(v) for kind, v in counted.items()}))
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -158,7 +237,8 @@ def peak_memory_mb(pid: int) -> float | None:
     return kb / 1024 if kb is not None else None
 
 
-def report_hostile(results: dict[str, list], held: list[float] | None) -> None:
+def report_hostile(results: dict[str, list], held: list[float] | None,
+                   counted: dict[str, int]) -> None:
     print("\n| hostile client | requests | answers (status: count) | p50 (ms) | max (ms) |")
     print("|---|---:|---|---:|---:|")
     for kind, rs in results.items():
@@ -167,6 +247,10 @@ def report_hostile(results: dict[str, list], held: list[float] | None) -> None:
         print(f"| {kind} | {len(rs):,} | "
               f"{', '.join(f'{c}: {n:,}' for c, n in sorted(codes.items()))} | "
               f"{percentile(lat, 50):.1f} | {max(lat, default=float('nan')):.1f} |")
+    what = {"idle": "connections closed by the server", "abandon": "requests sent and "
+            "abandoned", "halfclose": "requests sent and half-closed"}
+    for kind, n in counted.items():
+        print(f"| {kind} | {n:,} {what[kind]} | | | |")
     if held is None:
         return
     print(f"| slowloris | {len(held)} connections | closed by the server after "
@@ -180,9 +264,11 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--tasks", default="pos,chunk,ner,pt0,srl")
     p.add_argument("--mixed", action="store_true",
-                   help="add hostile clients: huge text, nested JSON, many verbs, slowloris")
-    p.add_argument("--hostile", default="huge,nested,verbs,slowloris",
-                   help="which hostile clients --mixed starts (default all four)")
+                   help="add hostile clients: huge text, nested JSON, many verbs, slowloris, "
+                        "idle connections, abandoned and half-closed requests, an "
+                        "expensive in-limit client")
+    p.add_argument("--hostile", default=",".join([*HOSTILE, *RAW]),
+                   help="which hostile clients --mixed starts (default all)")
     p.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     a = p.parse_args()
     texts = sentences(a.data / "ewt" / "ewt.dev.pos")
@@ -198,8 +284,8 @@ def main() -> None:
     try:
         results: list[list] = [[] for _ in range(a.clients)]
         kinds = a.hostile.split(",") if a.mixed else []
-        if set(kinds) - {*HOSTILE, "slowloris"}:
-            raise SystemExit(f"--hostile takes {', '.join([*HOSTILE, 'slowloris'])}")
+        if set(kinds) - {*HOSTILE, *RAW}:
+            raise SystemExit(f"--hostile takes {', '.join([*HOSTILE, *RAW])}")
         stop = time.monotonic() + a.seconds
         queue: multiprocessing.Queue = multiprocessing.Queue()
         others = multiprocessing.Process(target=hostile_clients, args=(url, kinds, stop, queue))
@@ -211,7 +297,7 @@ def main() -> None:
                                          "tasks": tasks})
 
         threads = [threading.Thread(target=client, args=(url, good_body(i * 97), stop,
-                                                         results[i], True))
+                                                         results[i], True, f"127.0.1.{i + 1}"))
                    for i in range(a.clients)]
         started = time.perf_counter()
         for t in threads:
@@ -219,7 +305,7 @@ def main() -> None:
         for t in threads:
             t.join()
         wall = time.perf_counter() - started
-        hostile, held = queue.get(timeout=60) if kinds else ({}, [])
+        hostile, held, counted = queue.get(timeout=60) if kinds else ({}, [], {})
         if kinds:
             others.join()
         stats = json.load(urllib.request.urlopen(url + "/health", timeout=10)).get("tagged")
@@ -240,7 +326,7 @@ def main() -> None:
           f"| {sum(r[2] for r in ok) / wall:,.0f} | {percentile(lat, 50):.1f} "
           f"| {percentile(lat, 99):.1f} | {max(lat, default=float('nan')):.1f} |")
     if a.mixed:
-        report_hostile(hostile, held if "slowloris" in kinds else None)
+        report_hostile(hostile, held if "slowloris" in kinds else None, counted)
     if stats and stats.get("batches"):
         print(f"\nserver: {stats['requests']:,} requests tagged in {stats['batches']:,} "
               f"batches ({stats['requests'] / stats['batches']:.1f} requests per batch)")

@@ -117,7 +117,8 @@ def test_server_refuses_items_that_are_not_one_token(tagger):
         assert "sentence 2: pre-tokenised word 2 (index 1) '\\u200b'" in r.json()["error"]
         r = client.post("/tag", json={"tokens": ["\ufeffthe", "c\xa0d"], "tasks": ["pos"]})
         assert r.status_code == 200
-        assert [t["text"] for t in r.json()["sentences"][0]["tokens"]] == ["the", "c\xa0d"]
+        (sent,) = r.json()["documents"][0]["sentences"]
+        assert [t["text"] for t in sent["tokens"]] == ["the", "c\xa0d"]
 
 
 def test_spacy_tokens_that_show_nothing_or_hold_spaces_are_tagged(models):

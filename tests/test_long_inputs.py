@@ -312,6 +312,6 @@ def test_the_server_tags_a_long_sentence_in_pieces(models, monkeypatch):
     with TestClient(app) as client:
         r = client.post("/tag", json={"text": " ".join(words)})
     assert r.status_code == 200, r.text
-    got = r.json()["sentences"]
+    got = r.json()["documents"][0]["sentences"]
     assert [t["text"] for s in got for t in s["tokens"]] == words
     assert seen and max(seen) <= MAX_WORDS

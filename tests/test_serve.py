@@ -45,24 +45,31 @@ def test_health(client):
 
 
 def test_tag_text_returns_what_the_tagger_says(client, tagger):
+    """The JSON is `Document.to_dict(tasks)`, as `senna --format json` prints it."""
     r = client.post("/tag", json={"text": TEXT})
     assert r.status_code == 200
-    got = r.json()["sentences"]
-    want = tagger(TEXT).sentences
-    assert len(got) == len(want) == 2
-    for g, w in zip(got, want, strict=True):
-        assert [t["text"] for t in g["tokens"]] == view.words(w)
-        assert [(t["start"], t["end"]) for t in g["tokens"]] == view.offsets(w)
-        assert [t["pos"] for t in g["tokens"]] == view.tags(w, "pos")
-        assert [tuple(s) for s in g["entities"]] == view.spans(w, "ner")
-        assert [tuple(s) for s in g["chunks"]] == view.spans(w, "chunk")
-        assert [(f["predicate"], f["tags"]) for f in g["frames"]] == view.frames(w)
-    assert got[0]["entities"] == [["PER", 0, 2], ["LOC", 4, 5]]
+    assert r.json() == {"documents": [tagger(TEXT).to_dict(tagger.tasks)]}
+    got = r.json()["documents"][0]["sentences"]
+    assert len(got) == 2 and [e["text"] for e in got[0]["entities"]] == ["John Smith", "Paris"]
+    assert got[0]["predicates"][0]["word"] == "flew"
+
+
+def test_the_json_is_what_the_cli_prints(client, tagger):
+    """One document per sentence given as tokens, each the line `senna -usrtokens
+    --format json` prints for it."""
+    from senna.io.output import OutputOptions, format_document
+
+    sents = [["John", "lives", "in", "Paris", "."], ["The", "cat", "sat", "."]]
+    r = client.post("/tag", json={"tokens": sents, "tasks": ["pos", "ner", "srl"]})
+    opts = OutputOptions(("pos", "ner", "srl"))
+    lines = [json.loads(format_document(tagger(s), "json", opts)) for s in sents]
+    assert r.json() == {"documents": lines}
 
 
 def test_tasks_subset_and_formats(client, tagger):
     r = client.post("/tag", json={"text": "The cat sat.", "tasks": ["pos"]})
-    (sent,) = r.json()["sentences"]
+    (doc,) = r.json()["documents"]
+    (sent,) = doc["sentences"]
     assert set(sent) == {"tokens"} and [t["pos"] for t in sent["tokens"]] == [
         "DT", "NN", "VBD", "."]
     assert set(sent["tokens"][0]) == {"text", "start", "end", "pos"}
@@ -73,7 +80,8 @@ def test_tasks_subset_and_formats(client, tagger):
     want = [view.tags(tagger(s).sentences[0], "pos") for s in (["The", "cat"], ["sat"])]
     assert r.json()["output"] == f"The\t{want[0][0]}\ncat\t{want[0][1]}\n\nsat\t{want[1][0]}\n\n"
     r = client.post("/tag", json={"tokens": ["A", "cat", "."], "tasks": ["pos"]})
-    assert [t["text"] for t in r.json()["sentences"][0]["tokens"]] == ["A", "cat", "."]
+    assert [t["text"] for t in r.json()["documents"][0]["sentences"][0]["tokens"]] == [
+        "A", "cat", "."]
 
 
 @pytest.mark.parametrize("body, status, message", [
@@ -93,6 +101,11 @@ def test_tasks_subset_and_formats(client, tagger):
     (json.dumps({"text": "word, " * 31}).encode(), 413, "62 tokens; the limit is 60"),
     (json.dumps({"tokens": [["a"] * 30, ["b"] * 31]}).encode(), 413, "the limit is 60"),
     (json.dumps({"text": "x" * 5000}).encode(), 413, "body over 4000 bytes"),
+    (b'{"text": "a \\ud800 b"}', 400, "lone surrogate U+D800 in 'text' at character 2"),
+    (b'{"tokens": ["a", "\\udc80"]}', 400, "lone surrogate U+DC80 in 'tokens' in token 2"),
+    (b'{"tokens": [["a"], ["b\\udbff"]]}', 400, "lone surrogate U+DBFF"),
+    (b'{"text": "a", "tasks": ["\\ud800"]}', 422, "unknown task"),
+    (b'{"text": "a", "\\udfff": 1}', 422, "unknown field"),
 ])
 def test_bad_requests_get_a_clear_4xx_and_the_server_keeps_serving(client, body, status,
                                                                    message):
@@ -156,7 +169,8 @@ def test_real_server_tags_and_survives_a_slow_client(server):
     req = urllib.request.Request(url + "/tag", data=json.dumps({"text": TEXT}).encode(),
                                  headers={"Content-Type": "application/json"})
     body = json.load(urllib.request.urlopen(req, timeout=30))
-    assert body["sentences"][0]["entities"][0] == ["PER", 0, 2]
+    assert body["documents"][0]["sentences"][0]["entities"][0] == {
+        "label": "PER", "start": 0, "end": 2, "text": "John Smith"}
 
 
 def test_binds_to_loopback_by_default():

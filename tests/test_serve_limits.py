@@ -119,8 +119,8 @@ def test_role_tags_at_the_limit_are_tagged_as_usual(tagger):
     with TestClient(create_app(tagger, Limits(max_roles=roles))) as c:
         r = c.post("/tag", json={"text": VERBS})
         assert r.status_code == 200
-        frames = r.json()["sentences"][0]["frames"]
-        assert [(f["predicate"], f["tags"]) for f in frames] == view.frames(want)
+        frames = r.json()["documents"][0]["sentences"][0]["predicates"]
+        assert [(f["index"], f["tags"]) for f in frames] == view.frames(want)
 
 
 def test_timed_out_work_stops(tagger, monkeypatch):

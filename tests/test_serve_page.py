@@ -25,12 +25,17 @@ TREES = [
 ]
 
 
-def page_levels(text: str) -> list[list[list]]:
+def page_call(name: str, arg: object) -> object:
+    """What the page's function `name` returns for `arg` (as JSON)."""
     source = APP.read_text(encoding="utf-8")
-    function = re.search(r"^function treeLevels\(.*?^}\n", source, re.M | re.S).group(0)
-    script = f"{function}\nconsole.log(JSON.stringify(treeLevels({json.dumps(text)})));"
+    function = re.search(rf"^function {name}\(.*?^}}\n", source, re.M | re.S).group(0)
+    script = f"{function}\nconsole.log(JSON.stringify({name}({json.dumps(arg)})));"
     out = subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def page_levels(text: str) -> list[list[list]]:
+    return page_call("treeLevels", text)
 
 
 @pytest.mark.skipif(NODE is None, reason="needs Node.js (apt-get install nodejs)")
@@ -46,3 +51,12 @@ def test_the_page_draws_the_levels_of_the_tree(text):
 def test_a_unary_chain_is_drawn_as_two_levels():
     """The levels merge a chain into one FRAG#INTJ phrase; the page shows each node."""
     assert page_levels("(TOP (FRAG (INTJ (UH Hi))))") == [[["INTJ", 0, 1]], [["FRAG", 0, 1]]]
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (apt-get install nodejs)")
+@pytest.mark.parametrize("tags", [["S-NP", "O", "B-VP", "E-VP"], ["B-NP", "I-NP", "E-NP"],
+                                  ["O", "O"], ["I-NP", "B-PP", "S-NP", "E-VP"], []])
+def test_the_page_reads_spans_off_the_tags_as_senna_does(tags):
+    """The page draws PT0 from each token's tag (the JSON has no PT0 span field)."""
+    want = [{"label": label, "start": s, "end": e} for label, s, e in tags_to_spans(tags)]
+    assert page_call("tagSpans", tags) == want

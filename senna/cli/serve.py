@@ -27,6 +27,16 @@ LIMIT_OPTIONS = (
      "tagging; its work stops then"),
     ("--max-pending", "max_pending", int, "N", "requests in progress at once; more wait up "
      "to a second, then get a 503"),
+    ("--client-pending", "client_pending", int, "N", "requests in progress at once from one "
+     "client address; more wait up to a second, then get a 503"),
+    ("--client-idle", "client_idle", int, "N", "idle connections (no request yet, or between "
+     "requests) of one client address; over it its longest-idle one is closed"),
+    ("--client-connections", "client_connections", int, "N", "connections of one client "
+     "address, idle or not; over it its longest-idle one (or the new one) is closed"),
+    ("--max-idle", "max_idle", int, "N", "idle connections of all clients; over it the "
+     "longest-idle one of the address with the most is closed"),
+    ("--max-connections", "max_connections", int, "N", "connections of all clients; over it "
+     "an idle one is closed, or the new one if none is idle"),
     ("--header-timeout", "header_timeout_s", float, "SECONDS", "a connection's request line "
      "and headers must arrive within this time, else it is closed"),
     ("--keep-alive", "keep_alive_s", float, "SECONDS", "idle time before a keep-alive "
@@ -58,12 +68,13 @@ def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     models = task_folders(a.models, "senna serve")
     a.model_dir = chosen_model_dir(a, "senna serve")
-    if (min(a.max_body_bytes, a.max_tokens, a.max_roles, a.max_pending) < 1
+    if (min(a.max_body_bytes, a.max_tokens, a.max_roles, a.max_pending, a.client_pending,
+            a.client_idle, a.client_connections, a.max_idle, a.max_connections) < 1
             or min(a.timeout_s, a.header_timeout_s, a.keep_alive_s) <= 0
             or a.refusal_delay_s < 0 or not 0 <= a.port < 65536):
-        raise UsageError("--max-body, --max-tokens, --max-roles, --max-pending and the "
-                         "timeouts must be positive, --refusal-delay 0 or more, --port in "
-                         "0..65535", "senna serve")
+        raise UsageError("--max-body, --max-tokens, --max-roles, --max-pending, the "
+                         "client and connection limits and the timeouts must be positive, "
+                         "--refusal-delay 0 or more, --port in 0..65535", "senna serve")
     try:
         from senna.serve.app import create_app
         from senna.serve.server import run

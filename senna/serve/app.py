@@ -21,14 +21,17 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import re
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -36,7 +39,6 @@ from starlette.staticfiles import StaticFiles
 import senna
 from senna.api import Tagger
 from senna.document import Document
-from senna.integrations import view
 from senna.io.allennlp import document_json
 from senna.io.output import OutputOptions, format_document
 from senna.runtime.pipeline import model_folders
@@ -55,41 +57,26 @@ TOKENS_ACCEPTED = ("'tokens' must be a list of strings, one token each, or a lis
 REFUSED = (400, 413, 422)   # answered after Limits.refusal_delay_s
 POOL_THREADS = 4   # tokenising and rendering (bounded by the body limit each)
 
+T = TypeVar("T")
 Source = str | list[list[str]]   # a request's raw text, or its sentences as tokens
+SURROGATE = re.compile("[\ud800-\udfff]")   # what a JSON \uD800 escape alone decodes to
 
 
-def error(status: int, message: str, retry_after: int | None = None) -> JSONResponse:
+def error(status: int, message: str, retry_after: int | None = None) -> Response:
+    """`{"error": message}`, ASCII-escaped: a message quoting a request's field may hold a
+    lone surrogate, which UTF-8 cannot encode."""
     headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
-
-
-def sentence_json(sent, tasks: tuple[str, ...]) -> dict:
-    """The page's view of one sentence: tokens with the requested tasks' tags (not those
-    of tasks run only because a requested one reads them), spans, frames."""
-    toks = [{"text": w, "start": s, "end": e} for w, (s, e) in
-            zip(view.words(sent), view.offsets(sent), strict=True)]
-    out: dict = {"tokens": toks}
-    for task in view.token_tasks():
-        if task in tasks:
-            for tok, tag in zip(toks, view.tags(sent, task) or [], strict=False):
-                tok[task] = tag
-    for task in view.span_tasks():
-        if task in tasks:
-            out[TASKS[task].span_field or task] = [list(s) for s in view.spans(sent, task)]
-    if any(TASKS[t].tree for t in tasks):
-        out["tree"] = view.tree(sent)
-    if any(TASKS[t].per_predicate for t in tasks):
-        out["frames"] = [{"predicate": p, "verb": toks[p]["text"], "tags": tags,
-                          "arguments": [list(a) for a in view.arguments(tags)]}
-                         for p, tags in view.frames(sent)]
-    return out
+    return Response(json.dumps({"error": message}), status_code=status, headers=headers,
+                    media_type="application/json")
 
 
 def render(docs: list[Document], tasks: tuple[str, ...], fmt: str) -> dict:
-    """The response body: the documents' sentences in one list (or text in `fmt`)."""
+    """The response body.  `json`: `{"documents": [...]}`, one `Document.to_dict(tasks)`
+    per text (a request's text, or each sentence given as tokens), exactly the object
+    `senna --format json` prints as a line for it; `allennlp`: the sentences in one list;
+    the text formats: `{"format", "output"}`."""
     if fmt == "json":
-        return {"tasks": list(tasks),
-                "sentences": [sentence_json(s, tasks) for d in docs for s in d.sentences]}
+        return {"documents": [d.to_dict(tasks) for d in docs]}
     if fmt == "allennlp":
         return {"sentences": [obj for d in docs for obj in document_json(d)]}
     opts = OutputOptions(tasks)
@@ -131,6 +118,9 @@ class Service:
         self.pool = ThreadPoolExecutor(POOL_THREADS, thread_name_prefix="senna-serve")
         self.slots = asyncio.Semaphore(limits.max_pending)
         self.pending = 0   # requests holding a slot (shown by /health)
+        self.clients: dict[str, asyncio.Semaphore] = {}   # each address's own slots
+        self.users: Counter[str] = Counter()   # requests of each address waiting or in one
+        self.abandoned = 0   # requests whose client went away before the answer
 
     async def start(self) -> None:
         self.tagging.start()
@@ -143,28 +133,82 @@ class Service:
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
     @asynccontextmanager
-    async def admitted(self, deadline: float) -> AsyncIterator[None]:
-        """A slot for one request: waits up to `busy_wait_s` (or the deadline), then a 503."""
-        wait = min(self.limits.busy_wait_s, deadline - time.monotonic())
+    async def admitted(self, deadline: float, client: str) -> AsyncIterator[None]:
+        """A slot for one request of `client`, among its own (`client_pending`) and all
+        (`max_pending`): waits up to `busy_wait_s` (or the deadline), then a 503."""
+        wait = max(min(self.limits.busy_wait_s, deadline - time.monotonic()), 0)
+        mine = self.clients.setdefault(client, asyncio.Semaphore(self.limits.client_pending))
+        self.users[client] += 1
+        held: list[asyncio.Semaphore] = []
         try:
-            await asyncio.wait_for(self.slots.acquire(), max(wait, 0))
-        except TimeoutError:
-            raise BadRequest(503, f"busy: {self.limits.max_pending} requests in progress; "
-                                  "try again shortly", retry_after=1) from None
-        self.pending += 1
-        try:
-            yield
+            try:
+                async with asyncio.timeout(wait):
+                    for slots in (mine, self.slots):
+                        await slots.acquire()
+                        held.append(slots)
+            except TimeoutError:
+                what = (f"{self.limits.client_pending} requests of this client" if not held
+                        else f"{self.limits.max_pending} requests")
+                raise BadRequest(503, f"busy: {what} in progress; try again shortly",
+                                 retry_after=1) from None
+            self.pending += 1
+            try:
+                yield
+            finally:
+                self.pending -= 1
         finally:
-            self.pending -= 1
-            self.slots.release()
+            for slots in held:
+                slots.release()
+            self.users[client] -= 1
+            if not self.users[client]:
+                del self.users[client], self.clients[client]
 
     async def respond(self, source: Source, tasks: tuple[str, ...], fmt: str,
-                      deadline: float) -> bytes:
-        """Tokenise, tag, render: the response body."""
+                      deadline: float, client: str = "") -> bytes:
+        """Tokenise, tag, render: the response body.  Cancelled (the client has gone, or
+        the deadline passed), its queued or running job is marked so that its work stops."""
         docs = await self.off_loop(documents, self.base, source, self.limits.max_tokens)
-        future = asyncio.get_running_loop().create_future()
-        self.tagging.submit(Job(tasks, docs, deadline, future))
-        return await self.off_loop(body_bytes, await future, tasks, fmt)
+        job = Job(tasks, docs, deadline, asyncio.get_running_loop().create_future(), client)
+        self.tagging.submit(job)
+        try:
+            tagged = await job.future
+        except asyncio.CancelledError:
+            job.abandoned = True
+            raise
+        return await self.off_loop(body_bytes, tagged, tasks, fmt)
+
+
+class ClientGone(Exception):
+    """The client closed, or half-closed, its connection before its answer."""
+
+
+async def gone(request: Request) -> None:
+    """Returns once the client has gone: the ASGI server's `http.disconnect` (uvicorn sends
+    it for a connection closed or half-closed; the body has been read already)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def unless_gone(request: Request, work: Coroutine[Any, Any, T], timeout: float) -> T:
+    """`work`'s result within `timeout` (else a TimeoutError); a ClientGone, with `work`
+    cancelled or never started, once the client has gone."""
+    watch = asyncio.ensure_future(gone(request))
+    await asyncio.sleep(0)   # a client gone already is seen before any work starts
+    if watch.done():
+        work.close()
+        raise ClientGone
+    task = asyncio.ensure_future(work)
+    try:
+        done, _ = await asyncio.wait({task, watch}, timeout=max(timeout, 0),
+                                     return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+        task.cancel()   # no-op when done
+    if task in done:
+        return task.result()
+    if watch in done:
+        raise ClientGone
+    raise TimeoutError
 
 
 async def read_json(request: Request, limits: Limits, deadline: float) -> dict:
@@ -176,10 +220,13 @@ async def read_json(request: Request, limits: Limits, deadline: float) -> dict:
     try:
         loop = asyncio.get_running_loop()   # whose clock need not be time.monotonic's
         async with asyncio.timeout_at(loop.time() + deadline - time.monotonic()):
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > limits.max_body_bytes:
-                    raise BadRequest(413, f"body over {limits.max_body_bytes} bytes")
+            try:
+                async for chunk in request.stream():
+                    body += chunk
+                    if len(body) > limits.max_body_bytes:
+                        raise BadRequest(413, f"body over {limits.max_body_bytes} bytes")
+            except ClientDisconnect:
+                raise ClientGone from None
     except TimeoutError:
         raise BadRequest(408, f"body not received within {limits.timeout_s:g} s") from None
     try:
@@ -234,10 +281,25 @@ def parse_request(data: dict, served: tuple[str, ...], limits: Limits
                 isinstance(s, list) and all(isinstance(w, str) for w in s) for s in source):
             raise BadRequest(422, TOKENS_ACCEPTED)
         over = sum(map(len, source)) > limits.max_tokens
+    check_unicode(source)
     if over:
         raise BadRequest(413, f"over {limits.max_tokens} words; the limit is "
                               f"{limits.max_tokens} tokens per request")
     return source, tasks, fmt
+
+
+def check_unicode(source: Source) -> None:
+    """A 400 for a lone surrogate (an escape such as \\ud800 without its pair): such a
+    string is no Unicode text, and no tokeniser or encoder may be handed it."""
+    texts = [source] if isinstance(source, str) else [w for s in source for w in s]
+    for k, text in enumerate(texts):
+        found = None if text.isascii() else SURROGATE.search(text)
+        if found:
+            where = (f"'text' at character {found.start()}" if isinstance(source, str)
+                     else f"'tokens' in token {k + 1}")
+            raise BadRequest(400, f"invalid Unicode: a lone surrogate U+{ord(found.group()):04X}"
+                                  f" in {where}; send text as UTF-8 (a surrogate escape "
+                                  "must be followed by its pair)")
 
 
 def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
@@ -263,13 +325,18 @@ def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
         try:
             data = await read_json(request, limits, deadline)
             source, tasks, fmt = parse_request(data, service.base.tasks, limits)
-            async with service.admitted(deadline):
+            client = request.client.host if request.client else ""
+            async with service.admitted(deadline, client):
                 try:
-                    body = await asyncio.wait_for(service.respond(source, tasks, fmt, deadline),
-                                                  deadline - time.monotonic())
+                    body = await unless_gone(
+                        request, service.respond(source, tasks, fmt, deadline, client),
+                        deadline - time.monotonic())
                 except (TimeoutError, Expired):
                     raise BadRequest(503, f"tagging took over {limits.timeout_s:g} s; "
                                           "send less text per request") from None
+        except ClientGone:   # nobody reads the answer: none is made
+            service.abandoned += 1
+            return error(503, "the client closed the connection")
         except BadRequest as e:
             if e.status in REFUSED:
                 await asyncio.sleep(max(limits.refusal_delay_s, 2 * (time.monotonic() - start)))
@@ -279,16 +346,17 @@ def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "tasks": list(service.base.tasks),
                              "version": senna.__version__, "tagged": service.tagging.stats,
-                             "pending": service.pending, "limits": limits.shown()})
+                             "pending": service.pending, "abandoned": service.abandoned,
+                             "limits": limits.shown()})
 
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
-    async def not_found(request: Request, exc: Exception) -> JSONResponse:
+    async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
         return error(status, getattr(exc, "detail", None) or "not found")
 
-    async def server_error(request: Request, exc: Exception) -> JSONResponse:
+    async def server_error(request: Request, exc: Exception) -> Response:
         return error(500, f"internal error: {type(exc).__name__}")
 
     @asynccontextmanager

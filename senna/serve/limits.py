@@ -12,12 +12,15 @@ class Limits:
     sentences, which is what SRL costs and what its output holds); the time from the first
     byte of the body to the response.  Per server: requests in progress (`max_pending`,
     beyond it one waits up to `busy_wait_s`, then gets a 503), tokens per batch of small
-    requests, and when a request counts as large (tagged alone, pausing between the
-    cascade's stages while small ones wait).  Connections: `header_timeout_s` to send the
-    request line and headers, `keep_alive_s` idle between requests.  A refused request
-    (400, 413, 422) is answered after `refusal_delay_s`, or after twice as long as refusing
-    it took if that is longer: the wait costs the server no CPU, and a client that sends bad
-    requests in a loop then spends at most a third of its time making the server work."""
+    requests, and when a request counts as large (more than `small_tokens` tokens, or a cost
+    over `small_cost`: senna.serve.worker.Job.cost; tagged on a second thread).  Per client
+    address: requests in progress (`client_pending`).  Connections (senna.serve.server):
+    idle ones (no request line and headers yet, or between requests) and all, per client
+    address and over all clients; `header_timeout_s` to send the request line and headers,
+    `keep_alive_s` idle between requests.  A refused request (400, 413, 422) is answered
+    after `refusal_delay_s`, or after twice as long as refusing it took if that is longer:
+    the wait costs the server no CPU, and a client that sends bad requests in a loop then
+    spends at most a third of its time making the server work."""
 
     max_body_bytes: int = 256 * 1024
     max_tokens: int = 5000
@@ -25,10 +28,16 @@ class Limits:
     timeout_s: float = 10.0
     batch_tokens: int = 4000
     small_tokens: int = 500
+    small_cost: float = 4000.0
     max_pending: int = 64
+    client_pending: int = 16
     busy_wait_s: float = 1.0
     header_timeout_s: float = 10.0
     keep_alive_s: float = 5.0
+    client_idle: int = 8
+    client_connections: int = 64
+    max_idle: int = 256
+    max_connections: int = 1000
     refusal_delay_s: float = 0.25
 
     def shown(self) -> dict:

@@ -1,10 +1,15 @@
 """The tagging threads behind `senna serve`: one for small requests, one for large ones,
 each with its own loaded models (they keep per-word caches that two threads must not fill
-at once), so that a large request never holds small ones behind it.
+at once), so that a large request never holds small ones behind it.  Large means many
+tokens or a high cost: tokens weighted by what the requested tasks cost per token (SRL's
+per-token cost grows with the sentence's length, as its predicates do), so that a short
+request asking for the parser and SRL on a 500-word sentence is large.
 
-In each lane requests that ask for the same tasks are tagged together.  Between two
-stages of the cascade (`GuardedPipeline.checkpoint`) a batch stops (`Expired`) once all
-its requests are past their deadline: a timed-out request's work ends with it.  A request
+Each lane keeps one queue per client address and takes their requests in turn (round
+robin), so that a client's requests wait behind its own, not behind everyone's.  Requests
+that ask for the same tasks are tagged together.  Between two stages of the cascade
+(`GuardedPipeline.checkpoint`) a batch stops (`Expired`) once all its requests are past
+their deadline or abandoned by their clients: such a request's work ends with it.  A request
 whose sentences could hold more SRL role tags than `Limits.max_roles` first gets its
 predicates from the verb detector alone (or POS), and is refused with a 413 before SRL if
 they are too many.
@@ -15,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -24,6 +29,13 @@ from senna.document import Document
 from senna.runtime.pipeline import Columns, Pipeline
 from senna.serve.limits import BadRequest, Limits
 from senna.tasks import PREDICATE_RULES, TASKS
+
+# What a token costs per task, relative to POS (measured with bench/serve_load.py's
+# sentences on one core: POS 25 us a token, the parser about 8 times that); SRL's adds
+# one part per predicate, about one word in eight.
+TASK_COST = {"pos": 1.0, "chunk": 2.0, "ner": 1.0, "pt0": 2.0, "vbs": 1.0, "srl": 4.0,
+             "psg": 8.0}
+SRL_PER_WORD = 1 / 8   # predicates per word, for the cost of SRL's per-predicate part
 
 
 class Expired(Exception):
@@ -58,6 +70,8 @@ class Job:
     docs: list[Document]
     deadline: float
     future: asyncio.Future
+    client: str = ""   # the client's address: its requests are taken in turn with others'
+    abandoned: bool = False   # set on the event loop when the client has gone
     lengths: list[int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -68,6 +82,13 @@ class Job:
         return sum(self.lengths)
 
     @property
+    def cost(self) -> float:
+        """About what tagging costs, in POS-token units (`TASK_COST`)."""
+        per_token = sum(TASK_COST.get(t, 1.0) for t in self.tasks)
+        srl = SRL_PER_WORD * TASK_COST["srl"] if self.per_predicate else 0.0
+        return sum(n * (per_token + srl * n) for n in self.lengths)
+
+    @property
     def per_predicate(self) -> bool:
         return any(TASKS[t].per_predicate for t in self.tasks)
 
@@ -76,7 +97,8 @@ class Job:
         return sum(n * n for n in self.lengths) if self.per_predicate else 0
 
     def expired(self) -> bool:
-        return time.monotonic() > self.deadline
+        """Past its deadline, or its client has gone: its work may stop."""
+        return self.abandoned or time.monotonic() > self.deadline
 
     def settle(self, result: list[Document] | None = None,
                error: BaseException | None = None) -> None:
@@ -95,8 +117,9 @@ class Job:
 
 class Lane:
     """A tagging thread with its own loaded models (loaded by `load` when first needed)
-    and its queue; requests that ask for the same tasks are tagged together, up to
-    `Limits.batch_tokens`, except one whose predicates must be counted first."""
+    and its queues, one per client, taken in turn; requests that ask for the same tasks
+    are tagged together, up to `Limits.batch_tokens`, except one whose predicates must be
+    counted first."""
 
     def __init__(self, name: str, load: Callable[[], Tagger], limits: Limits):
         self.load = load
@@ -104,7 +127,7 @@ class Lane:
         self.loaded: Tagger | None = None
         self.taggers: dict[tuple[str, ...], Tagger] = {}
         self.cond = threading.Condition()
-        self.queue: deque[Job] = deque()
+        self.queues: OrderedDict[str, deque[Job]] = OrderedDict()   # next client first
         self.running: list[Job] = []
         self.closed = False
         self.stats = {"requests": 0, "batches": 0, "stopped": 0}
@@ -136,13 +159,13 @@ class Lane:
 
     def submit(self, job: Job) -> None:
         with self.cond:
-            self.queue.append(job)
+            self.queues.setdefault(job.client, deque()).append(job)
             self.cond.notify()
 
     def _loop(self) -> None:
         while True:
             with self.cond:
-                while not (self.queue or self.closed):
+                while not (self.queues or self.closed):
                     self.cond.wait()
                 if self.closed:
                     return
@@ -154,19 +177,22 @@ class Lane:
         return job.roles_bound() > self.limits.max_roles
 
     def _take(self) -> list[Job]:
-        """The first request and every other one with the same tasks, up to
+        """The first request of the client whose turn it is (its next one waits for every
+        other client's turn), with every queued request asking for the same tasks, up to
         `batch_tokens` (called holding the lock)."""
-        first = self.queue.popleft()
-        batch, size, keep = [first], first.size, deque()
-        while self.queue and not self.counted(first):
-            job = self.queue.popleft()
-            if (job.tasks == first.tasks and size + job.size <= self.limits.batch_tokens
-                    and not self.counted(job)):
-                batch.append(job)
-                size += job.size
-            else:
-                keep.append(job)
-        self.queue.extendleft(reversed(keep))
+        client, mine = next(iter(self.queues.items()))
+        first = mine.popleft()
+        self.queues.move_to_end(client)
+        batch, size = [first], first.size
+        for queue in self.queues.values() if not self.counted(first) else ():
+            for job in list(queue):
+                if (job.tasks == first.tasks and size + job.size <= self.limits.batch_tokens
+                        and not self.counted(job)):
+                    batch.append(job)
+                    queue.remove(job)
+                    size += job.size
+        for name in [name for name, queue in self.queues.items() if not queue]:
+            del self.queues[name]
         return batch
 
     def checkpoint(self) -> None:
@@ -217,9 +243,10 @@ class Lane:
 
 
 class Tagging:
-    """Two lanes: small requests (up to `Limits.small_tokens` tokens) on the loaded models,
-    larger ones on a copy of them loaded when the first arrives, so that a large request
-    slows small ones (the two threads share the interpreter) but never holds them."""
+    """Two lanes: small requests (up to `Limits.small_tokens` tokens and `small_cost`) on
+    the loaded models, larger ones on a copy of them loaded when the first arrives, so that
+    a large request slows small ones (the two threads share the interpreter) but never
+    holds them."""
 
     def __init__(self, base: Tagger, limits: Limits):
         self.limits = limits
@@ -236,7 +263,8 @@ class Tagging:
         return {k: self.small.stats[k] + self.large.stats[k] for k in self.small.stats}
 
     def submit(self, job: Job) -> None:
-        small = job.size <= self.limits.small_tokens and not self.small.counted(job)
+        small = (job.size <= self.limits.small_tokens and job.cost <= self.limits.small_cost
+                 and not self.small.counted(job))
         (self.small if small else self.large).submit(job)
 
     def start(self) -> None:

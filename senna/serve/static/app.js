@@ -23,7 +23,7 @@ function place(node, row, start, end) {
 function spanRow(grid, row, name, spans, words, cls) {
   const head = place(el("div", "rowname", name), row, -1, 0);
   grid.append(head);
-  for (const [label, start, end] of spans) {
+  for (const {label, start, end} of spans) {
     const box = el("div", `span ${cls(label)}`, label);
     box.title = `${label}: ${words.slice(start, end).join(" ")}`;
     box.dataset.label = label;
@@ -31,6 +31,26 @@ function spanRow(grid, row, name, spans, words, cls) {
     grid.append(place(box, row, start, end));
   }
   return head;
+}
+
+function tagSpans(tags) {
+  // IOBES tags (as /tag returns them per token) -> [{label, start, end}], end exclusive
+  const spans = [];
+  let open = null;
+  tags.forEach((tag, i) => {
+    const [prefix, label] = tag === "O" ? ["O", ""] : [tag[0], tag.slice(2)];
+    if (open && (prefix === "B" || prefix === "S" || prefix === "O" || label !== open.label)) {
+      spans.push({...open, end: i});
+      open = null;
+    }
+    if (prefix !== "O" && !open) open = {label, start: i};
+    if (open && (prefix === "E" || prefix === "S")) {
+      spans.push({...open, end: i + 1});
+      open = null;
+    }
+  });
+  if (open) spans.push({...open, end: tags.length});
+  return spans;
 }
 
 function roleClass(label) {
@@ -83,16 +103,20 @@ function drawSentence(sent) {
   if (sent.entities) {
     spanRow(grid, row++, "Entity", sent.entities, words, (l) => `entity label-${l}`);
   }
-  if (sent.pt0) spanRow(grid, row++, "PT0", sent.pt0, words, (l) => `pt0 label-${l}`);
+  if (sent.tokens.length && sent.tokens[0].pt0 !== undefined) {
+    spanRow(grid, row++, "PT0", tagSpans(sent.tokens.map((t) => t.pt0)), words,
+            (l) => `pt0 label-${l}`);
+  }
   if (sent.tree) {
     treeLevels(sent.tree).forEach((phrases, level) => spanRow(
-      grid, row++, `Tree ${level}`, phrases, words, (l) => `phrase label-${l}`));
+      grid, row++, `Tree ${level}`, phrases.map(([label, start, end]) => ({label, start, end})),
+      words, (l) => `phrase label-${l}`));
   }
-  for (const frame of sent.frames || []) {
-    const head = spanRow(grid, row++, frame.verb, frame.arguments, words,
+  for (const frame of sent.predicates || []) {
+    const head = spanRow(grid, row++, frame.word, frame.arguments, words,
                          (l) => `role ${roleClass(l)}`);
     head.classList.add("pred");
-    head.title = `predicate ${frame.predicate + 1}: ${frame.verb}`;
+    head.title = `predicate ${frame.index + 1}: ${frame.word}`;
   }
   return grid;
 }
@@ -111,9 +135,10 @@ async function tag(event) {
     });
     const data = await reply.json();
     if (!reply.ok) throw new Error(data.error || reply.statusText);
-    result.replaceChildren(...data.sentences.map(drawSentence));
-    const n = data.sentences.reduce((a, s) => a + s.tokens.length, 0);
-    status.textContent = `${data.sentences.length} sentence(s), ${n} tokens`;
+    const sentences = data.documents.flatMap((d) => d.sentences);
+    result.replaceChildren(...sentences.map(drawSentence));
+    const n = sentences.reduce((a, s) => a + s.tokens.length, 0);
+    status.textContent = `${sentences.length} sentence(s), ${n} tokens`;
   } catch (err) {
     status.className = "error";
     status.textContent = `error: ${err.message}`;
