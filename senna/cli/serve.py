@@ -60,7 +60,7 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument(option, dest=field, type=kind, default=getattr(DEFAULTS, field),
                        metavar=metavar, help=f"{what} (default %(default)s)")
     p.add_argument("--threads", type=int, metavar="N",
-                   help="BLAS threads (default 1; see senna --help); set before NumPy loads")
+                   help="BLAS threads per tagging thread (default 1; 0: the library's default)")
     return p
 
 
@@ -83,7 +83,8 @@ def main(argv: list[str]) -> int:
                             e) from None
     limits = Limits(**{field: getattr(a, field) for _, field, *_ in LIMIT_OPTIONS})
     app = create_app(limits=limits, model_dir=a.model_dir,
-                     tasks=None if a.tasks is None else a.tasks.split(","), models=models)
+                     tasks=None if a.tasks is None else a.tasks.split(","), models=models,
+                     threads=a.threads)
     print(f"senna serve: http://{a.host}:{a.port}/ (tasks {','.join(app.state.service.base.tasks)}"
           "; Ctrl-C stops)", file=sys.stderr)
     run(app, a.host, a.port, limits)

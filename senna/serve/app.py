@@ -304,17 +304,18 @@ def check_unicode(source: Source) -> None:
 
 def create_app(tagger: Tagger | None = None, limits: Limits | None = None,
                model_dir: str | None = None, tasks: Sequence[str] | None = None,
-               models: Mapping[str, str] | None = None) -> Starlette:
+               models: Mapping[str, str] | None = None,
+               threads: int | None = None) -> Starlette:
     """The ASGI app; loads the models once (or takes a loaded tagger).  `tasks`: default
     every task, or the task of the model whose own folder `model_dir` is; `models`: task
-    -> a model's own folder (senna.load)."""
+    -> a model's own folder; `threads`: BLAS threads while tagging (senna.load)."""
     limits = limits or Limits()
     if tagger is None:
         where = model_folders(model_dir, models)
         # the parser is served by default only where its model is (none is shipped yet)
         tasks = tasks or where.default_tasks(tuple(t for t in ALL_TASKS if not TASKS[t].tree
                                                    or where.of(t).is_dir()))
-        tagger = senna.load(model_dir, tasks, models=models)
+        tagger = senna.load(model_dir, tasks, models=models, threads=threads)
     service = Service(tagger, limits)
     service.base.pipeline.preload()   # the first request then waits no longer than others
     gc.freeze()   # the models' millions of objects: full collections need not scan them

@@ -154,7 +154,7 @@ class Lane:
                                    predicates=base.predicate_choice, documents=base.documents)
             pipe.models = {t: pipe.models[t] for t in pipe.order}   # only those it runs
             pipe.checkpoint = self.checkpoint
-            self.taggers[tasks] = Tagger(pipe, self.loaded.tagset)
+            self.taggers[tasks] = Tagger(pipe, self.loaded.tagset, self.loaded.threads)
         return self.taggers[tasks]
 
     def submit(self, job: Job) -> None:
@@ -254,7 +254,8 @@ class Tagging:
         pipe = base.pipeline
         self.large = Lane("large", lambda: Tagger(
             Pipeline(pipe.root, pipe.tasks, predicates=pipe.predicate_choice,
-                     documents=pipe.documents, task_dirs=pipe.task_dirs), base.tagset),
+                     documents=pipe.documents, task_dirs=pipe.task_dirs), base.tagset,
+            base.threads),
             limits)
 
     @property
