@@ -355,10 +355,12 @@ _LOADED: weakref.WeakValueDictionary[bytes, Vocab] = weakref.WeakValueDictionary
 MAX_BYTES = 64 << 20
 
 
-def read_vocabulary(path: str | os.PathLike, limit: int = MAX_BYTES) -> bytes:
+def read_vocabulary(path: str | os.PathLike, limit: int | None = None) -> bytes:
     """A vocabulary file's bytes (decompressed when its name ends in .gz), refused with one
     line naming the file when it is not a regular file (a FIFO would block) or holds more
-    than `limit` bytes: a small gzip of gigabytes stops at the limit, unread beyond it."""
+    than `limit` bytes (default MAX_BYTES): a small gzip of gigabytes stops at the limit,
+    unread beyond it."""
+    limit = MAX_BYTES if limit is None else limit
     with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
         if size > limit:

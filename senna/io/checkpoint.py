@@ -434,6 +434,8 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False,
         config = read_config(path)
         if config.get("training", {}).get("finished") is False:
             warn_once(path, unfinished_text(config["training"]))
+        if "word_base" in config:   # where it reads: checked before anything is read
+            base_dir(path, config["word_base"]["embeddings"], base_anywhere)
         specs = [FeatureSpec(**s) for s in config["features"]]
         files = model_files(path, specs)
         inside(path, files)
@@ -451,11 +453,12 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False,
         model.weights = _reading(path / "weights.npz",
                                  lambda f: load_npz(f, _array_check(model, f)))
         check_model(model, path)
-        checksums.result()
         base = model.info.get("word_base")
         if base is not None:
             base["embeddings"] = str(base_dir(path, base["embeddings"], base_anywhere))
             _check_divisor(base, path)
+        checksums.result()
+        if base is not None:
             _unpack(model.weights, base, featurizer.vocabs[specs[base["table"]].name], path,
                     shared_tables)
     except ModelError:

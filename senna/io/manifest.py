@@ -333,7 +333,8 @@ def precheck(root: str | os.PathLike, names: Iterable[str]) -> dict[str, dict] |
                 raise _changed(root, name, "deleted") from None
             raise ManifestError(f"{path}: missing; restore the model") from None
         if size != want["size"]:
-            raise _changed(root, name, f"{size:,} bytes, saved with {want['size']:,}")
+            raise _changed(root, name, "replaced" if _is_sub(name) else
+                           f"{size:,} bytes, saved with {want['size']:,}")
     return files
 
 
