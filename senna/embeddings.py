@@ -25,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from senna.io.manifest import Verifying, drop_manifest, inside, quiet, write_manifest
+from senna.io.manifest import (
+    Verifying,
+    drop_manifest,
+    inside,
+    open_regular,
+    quiet,
+    read_json,
+    write_manifest,
+)
 from senna.io.npz import load_npz
 from senna.io.text import open_text
 from senna.text.normalize import NUMBER, PADDING, RARE, normalize_word
@@ -107,8 +115,7 @@ def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
         return {}
     file = Path(path) / META_FILE
     try:
-        with open(file, encoding="utf-8") as f:
-            meta = json.load(f)
+        meta = read_json(file)
     except FileNotFoundError:
         raise ValueError(f"{path}: not an embeddings directory (no {META_FILE})") from None
     except (OSError, ValueError) as e:
@@ -146,7 +153,8 @@ def read_stored(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
     checksums = Verifying(root, embedding_files(root))
     meta = read_metadata(path)
     try:
-        words = (root / WORDS_FILE).read_bytes()
+        with open_regular(root / WORDS_FILE) as f:   # a FIFO: refused, not waited on
+            words = f.read()
         words.decode("utf-8")
     except FileNotFoundError:
         raise ValueError(f"{path}: incomplete embeddings directory (no {WORDS_FILE})") from None

@@ -17,6 +17,7 @@ from itertools import repeat
 
 import numpy as np
 
+from senna.io.manifest import open_regular
 from senna.text.normalize import PADDING, RARE
 
 _IDS: list[int] = []   # one int object per id, shared by every Vocab's index
@@ -325,13 +326,7 @@ class Vocab:
         """Files with the same content give the same (immutable) Vocab while one is in use:
         taggers trained from one dictionary (the shipped POS, PT0 and SRL models) then
         share it, its index and the time to build it."""
-        with open(path, "rb") as f:
-            data = f.read()
-        if str(path).endswith(".gz"):
-            try:
-                data = gzip.decompress(data)
-            except (OSError, EOFError, zlib.error) as e:
-                raise ValueError(f"{path}: not a gzip file ({e})") from None
+        data = read_vocabulary(path)
         if data and not data.endswith(b"\n"):
             data += b"\n"
         vocab = _LOADED.get(data)   # the content is the key (hashed and compared in C)
@@ -354,6 +349,42 @@ class Vocab:
 
 
 _LOADED: weakref.WeakValueDictionary[bytes, Vocab] = weakref.WeakValueDictionary()
+
+#: Largest vocabulary file read, once decompressed: 64 MiB, about 6 million entries (the
+#: shipped word dictionaries are 1.2 MB).  A longer one is refused before it takes memory.
+MAX_BYTES = 64 << 20
+
+
+def read_vocabulary(path: str | os.PathLike, limit: int | None = None) -> bytes:
+    """A vocabulary file's bytes (decompressed when its name ends in .gz), refused with one
+    line naming the file when it is not a regular file (a FIFO would block) or holds more
+    than `limit` bytes (default MAX_BYTES): a small gzip of gigabytes stops at the limit,
+    unread beyond it."""
+    limit = MAX_BYTES if limit is None else limit
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise ValueError(f"{path}: {size:,} bytes, more than a vocabulary may have "
+                             f"({limit:,})")
+        data = f.read(limit + 1)
+    if not str(path).endswith(".gz"):
+        return data
+    out, rest = b"", data
+    try:
+        while True:   # gzip members, one after another (as gzip.decompress reads them)
+            unpack = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out += unpack.decompress(rest, limit + 1 - len(out))
+            if len(out) > limit:
+                raise ValueError(f"{path}: more than {limit:,} bytes once decompressed, "
+                                 "more than a vocabulary may have")
+            if not unpack.eof:
+                raise ValueError(f"{path}: not a gzip file (cut short)")
+            rest = unpack.unused_data
+            if not rest:
+                break
+    except zlib.error as e:
+        raise ValueError(f"{path}: not a gzip file ({e})") from None
+    return out
 
 
 

@@ -228,6 +228,14 @@ def _nan_at_start(arrays):
     arrays["l2.weight"][0, 0] = np.nan
 
 
+def reseal(model: Path) -> None:
+    """Record a model's files as they are now (sizes and checksums are checked before
+    anything is parsed, so a changed file is otherwise refused for that alone)."""
+    from senna.io.manifest import write_manifest
+
+    write_manifest(model, json.loads((model / "manifest.json").read_text())["files"])
+
+
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda a: a.pop("l2.bias"), r"pos/weights\.npz: array 'l2\.bias' is missing"),
     (lambda a: a.update({"l1.weight": a["l1.weight"][:, :-1]}),
@@ -242,6 +250,7 @@ def test_model_arrays_are_checked_when_loaded(capsys, monkeypatch, models, tmp_p
     broken = tmp_path / "m"
     shutil.copytree(models, broken)
     _edit_weights(broken / "pos", edit)
+    reseal(broken / "pos")   # as if saved so: the load-time checks must catch it
     err = fails(capsys, monkeypatch, ["-path", str(broken), "-pos"], data)
     assert re.search(message, err), err
 
@@ -252,9 +261,11 @@ def test_model_config_is_checked_against_its_files(capsys, monkeypatch, models, 
     config = json.loads((broken / "ner" / "config.json").read_text())
     config["tags"] = config["tags"][:-1]
     (broken / "ner" / "config.json").write_text(json.dumps(config))
+    reseal(broken / "ner")
     err = fails(capsys, monkeypatch, ["-path", str(broken), "-ner"], b"")
     assert re.search(r"ner/config\.json: 8 tags, but net\.n_tags is 9", err), err
     (broken / "pos" / "vocab" / "word.lst").write_text("PADDING\nRARE\nthe\n")
+    reseal(broken / "pos")
     err = fails(capsys, monkeypatch, ["-path", str(broken), "-pos"], b"")
     assert re.search(r"pos/vocab/word\.lst: 3 entries, but net\.vocab_sizes\[0\] in "
                      r"config\.json is 18", err), err

@@ -83,6 +83,9 @@ def test_compressed_member_claiming_terabytes_is_refused_before_allocating(
         header, {"descr": "<f4", "fortran_order": False, "shape": (300_000, 1_000_000)})
     with zipfile.ZipFile(root / "pos" / "weights.npz", "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("l1.weight.npy", header.getvalue() + bytes(1000))
+    assert "pos/weights.npz: changed since the model was saved (207 bytes, saved with " \
+        in fails(capsys, monkeypatch, root, "pos")     # its size, before it is read
+    (root / "pos" / "manifest.json").unlink()             # checked without checksums
     err = fails(capsys, monkeypatch, root, "pos")
     assert "pos/weights.npz" in err and "l1.weight" in err and "(300000, 1000000)" in err
 
@@ -172,6 +175,9 @@ def test_reordered_tags_are_a_changed_file(capsys, monkeypatch, tiny, tmp_path):
 def test_gazetteer_of_random_bytes(capsys, monkeypatch, tmp_path):
     root = copy_shipped(tmp_path, "ner")
     (root / "ner" / "gazetteer.lst").write_bytes(np.random.default_rng(0).bytes(5000))
+    assert "ner/gazetteer.lst: changed since the model was saved" \
+        in fails(capsys, monkeypatch, root, "ner")
+    (root / "ner" / "manifest.json").unlink()   # checked without checksums
     assert "ner/gazetteer.lst: corrupt" in fails(capsys, monkeypatch, root, "ner")
 
 
@@ -312,6 +318,10 @@ def test_embeddings_are_checked_like_models(tmp_path):
     (emb / "words.lst").write_text("a\nb\n")
     read_embeddings(emb)
     np.savez(emb / "vectors.npz", vectors=np.ones((2, 4), np.float32))
+    with pytest.raises(ValueError, match=r"emb/vectors\.npz: changed since the model was "
+                                         r"saved \(300 bytes, saved with 292\)"):
+        read_embeddings(emb)
+    (emb / "manifest.json").unlink()   # checked without checksums
     with pytest.raises(ValueError, match=r"emb/vectors\.npz: array 'vectors' \(float32, shape "
                                          r"\(2, 4\)\), expected .* shape \(2, 3\)"):
         read_embeddings(emb)

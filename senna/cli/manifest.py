@@ -2,7 +2,9 @@
 write its manifest.json (the size and SHA-256 of each file loading reads).
 
 Why: directories saved by an older senna have no manifest; they load with a warning, and a
-file changed in them goes unnoticed.  Saving (training, `senna compact`, `senna lm
+file changed in them goes unnoticed.  The sub-models a directory holds (an ensemble's
+members, the parser's pt0/ and nml/) are sealed first and recorded in its manifest as they
+are now.  Saving (training, `senna compact`, `senna lm
 export`, `senna export-embeddings`) writes the manifest itself.
 """
 
@@ -10,12 +12,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from senna.cli.args import Parser
-from senna.embeddings import META_FILE, seal_embeddings
-from senna.io.checkpoint import seal_model
 from senna.io.manifest import MANIFEST
+from senna.runtime.ensemble import seal
 
 
 def parser() -> argparse.ArgumentParser:
@@ -28,6 +28,6 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     for d in a.dirs:
-        (seal_embeddings if (Path(d) / META_FILE).exists() else seal_model)(d)
+        seal(d)   # an ensemble's members and a parser's own taggers first
         print(f"senna: {d}: {MANIFEST} written", file=sys.stderr)
     return 0

@@ -25,6 +25,7 @@ them; any other model keeps the rows it reads in its own `embeddings/` folder wh
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -54,13 +55,18 @@ from senna.io.manifest import (
     drop_manifest,
     inside,
     quiet,
+    read_json,
+    regular,
+    resolved,
+    sub_manifests,
     warn_once,
+    within,
     write_manifest,
 )
 from senna.io.npz import Check, load_npz
 from senna.nn.config import NetConfig
 from senna.tags import SCHEMES, split_tag
-from senna.tasks import register
+from senna.tasks import TASKS, register
 from senna.text.tokenize import LANGUAGES
 from senna.vocab import FileIndex, FileVocab, TagSet, Vocab
 
@@ -329,11 +335,11 @@ def save_model(path: str | os.PathLike, model: SavedModel, portable: bool = True
 def read_config(path: Path) -> dict:
     """config.json of a model directory, each field checked (`check_config`)."""
     try:
-        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        config = read_json(path / "config.json")
     except FileNotFoundError:
         raise ModelError(f"{path}: not a model directory (no config.json)") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ModelError(f"{path}/config.json: corrupt ({e})") from None
+    except ManifestError as e:
+        raise ModelError(str(e)) from None
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         raise ModelError(f"{path}/config.json: not a {FORMAT} file")
     if config.get("version") != VERSION:
@@ -372,10 +378,13 @@ def vocab_file(path: Path, name: str) -> Path:
 
 
 def model_files(path: Path, specs: Sequence[FeatureSpec]) -> list[str]:
-    """The files of a model directory that loading it reads (relative, '/'-separated)."""
+    """The files of a model directory that loading it reads (relative, '/'-separated),
+    with the manifests of its sub-folders that hold models or embeddings of their own
+    (the parser's `pt0/` and `nml/`, its own `embeddings/`)."""
     names = ["config.json", "weights.npz",
              *(vocab_file(path, s.name).relative_to(path).as_posix() for s in specs)]
-    return names + [n for n in OPTIONAL_FILES if (path / n).exists() or (path / n).is_symlink()]
+    return names + [n for n in OPTIONAL_FILES if (path / n).exists() or (path / n).is_symlink()] \
+        + sub_manifests(path)
 
 
 def _read_gazetteer(file: Path, specs: Sequence[FeatureSpec]) -> Gazetteer:
@@ -412,19 +421,27 @@ def _read_vocab(file: Path, sealed: bool) -> Vocab:
     return vocab
 
 
-def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedModel:
+def load_model(path: str | os.PathLike, shared_tables: bool = False,
+               base_anywhere: bool = False) -> SavedModel:
     """`shared_tables`: word tables trained from embeddings stay `OverlayTable`s (runtime).
     Every file is checked before the model is used (`check_config`, `check_model`, the
-    arrays' headers before they are read) and last against the manifest."""
+    arrays' headers before they are read), its size against the manifest before it is
+    parsed and its checksum beside the parsing.  `base_anywhere`: a training checkpoint,
+    which reads the embeddings where its run found them (`base_dir`)."""
     path = Path(path)
     try:
         inside(path, ["config.json"])
         config = read_config(path)
         if config.get("training", {}).get("finished") is False:
             warn_once(path, unfinished_text(config["training"]))
+        if "word_base" in config:   # where it reads: checked before anything is read
+            base_dir(path, config["word_base"]["embeddings"], base_anywhere)
         specs = [FeatureSpec(**s) for s in config["features"]]
         files = model_files(path, specs)
         inside(path, files)
+        for name in files:   # a FIFO would hang its reader, with or without a manifest
+            with contextlib.suppress(FileNotFoundError):
+                regular(path / name)
         checksums = Verifying(path, files)
         featurizer = _read_featurizer(path, config, specs, (path / MANIFEST).exists())
         net = NetConfig.from_dict(config["net"])
@@ -436,20 +453,64 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False) -> SavedMod
         model.weights = _reading(path / "weights.npz",
                                  lambda f: load_npz(f, _array_check(model, f)))
         check_model(model, path)
-        checksums.result()
         base = model.info.get("word_base")
         if base is not None:
-            where = Path(base["embeddings"])
-            base["embeddings"] = str(where if where.is_absolute() else (path / where).resolve())
+            base["embeddings"] = str(base_dir(path, base["embeddings"], base_anywhere))
+            _check_divisor(base, path)
+        checksums.result()
+        if base is not None:
             _unpack(model.weights, base, featurizer.vocabs[specs[base["table"]].name], path,
                     shared_tables)
     except ModelError:
         raise
     except ManifestError as e:   # names the file already
         raise ModelError(str(e)) from None
-    except (KeyError, TypeError, ValueError, OSError) as e:
+    except (KeyError, TypeError, ValueError, OSError, RuntimeError, RecursionError) as e:
         raise ModelError(f"{path}: incomplete or corrupt model ({type(e).__name__}: {e})") from None
     return model
+
+
+# where a model in a folder of models (the shipped ones: senna/models) reads the
+# embeddings its taggers share: that folder's `embeddings/`, one to three levels up
+# (psg/pt0, es/ner/seed-1)
+_SHARED_BASE = re.compile(r"(\.\./){1,3}embeddings")
+
+
+def base_dir(path: Path, named: str, anywhere: bool = False) -> Path:
+    """The embeddings directory a model's word_base names (relative to its folder `path`):
+    inside the folder (its own `embeddings/`), or the `embeddings/` of the folder of models
+    holding it (`../embeddings`, ...); any other path, absolute ones included, is refused
+    (a model's folder holds what it reads).  `anywhere`: a training checkpoint's, which
+    reads the embeddings where its run found them."""
+    where = Path(named)
+    if anywhere:
+        return where if where.is_absolute() else resolved(path / where)
+    if _SHARED_BASE.fullmatch(named):
+        return resolved(path / where)
+    return resolved(within(path, named, "word_base.embeddings", path / "config.json"))
+
+
+def _check_divisor(base: dict, path: Path) -> None:
+    """A divisor that scales the embeddings beyond any trained weight (a tiny one makes
+    every row infinite) is refused: the tags would mean nothing."""
+    peak = _base_peak(base, path)
+    if peak > WEIGHT_LIMIT * base["divisor"]:
+        raise ModelError(f"{path / 'config.json'}: word_base.divisor {base['divisor']!r} "
+                         f"scales the embeddings' values (up to {peak:.3g}) beyond "
+                         f"±{WEIGHT_LIMIT:g}; no trained weight is that large")
+
+
+def _base_peak(base: dict, path: Path) -> float:
+    """The largest magnitude among the embeddings' values (cached with them)."""
+    vectors, _ = _base(base, path)
+    key = id(vectors)
+    if _PEAKS.get(key, (None,))[0] is not vectors:
+        _PEAKS.clear()
+        _PEAKS[key] = (vectors, _peak(vectors))
+    return _PEAKS[key][1]
+
+
+_PEAKS: dict[int, tuple[np.ndarray, float]] = {}
 
 
 def unfinished_text(training: dict) -> str:
@@ -464,7 +525,7 @@ def finish_model(path: str | os.PathLike) -> None:
     """Record that the run which saved the model in `path` has ended, so that loading it
     no longer warns (config.json rewritten, the manifest with it)."""
     path = Path(path)
-    config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    config = read_config(path)
     if config.get("training", {}).get("finished") is False:
         drop_manifest(path)   # first: a kill before the seal leaves no stale manifest
         config["training"]["finished"] = True
@@ -556,6 +617,20 @@ def _within(a: np.ndarray, limit: float) -> bool:
     return True
 
 
+def _peak(a: np.ndarray) -> float:
+    """The largest magnitude in a finite array (float16/32: from the bits, in blocks)."""
+    if not a.size:
+        return 0.0
+    if a.dtype.itemsize not in _MAGNITUDE or a.dtype.kind != "f" or not a.flags.c_contiguous:
+        return float(np.abs(a.astype(np.float64)).max())
+    kind = _MAGNITUDE[a.dtype.itemsize]
+    mask = kind(np.iinfo(kind).max >> 1)
+    bits, step, top = a.reshape(-1).view(kind), 1 << 18, kind(0)
+    for i in range(0, len(bits), step):
+        top = max(top, np.bitwise_and(bits[i : i + step], mask).max())
+    return float(np.array(top, dtype=kind).view(a.dtype))
+
+
 def _all_finite(a: np.ndarray) -> bool:
     """No NaN or infinity."""
     return _within(a, np.inf)
@@ -621,10 +696,27 @@ def _check_features(features: object, file: Path) -> None:
         if not isinstance(f.get("kind"), str) or not isinstance(f.get("arg", ""), str):
             raise ModelError(f"{file}: features[{i}] ({name}): kind and arg must be strings")
         _whole(f.get("dim"), f"features[{i}].dim", file, 1)
+        if f["kind"] in _ARG_RANGE:
+            least, most = _ARG_RANGE[f["kind"]]
+            arg = f.get("arg", "")
+            if not (arg.isascii() and arg.isdigit()) or not least <= int(arg) <= most:
+                raise ModelError(f"{file}: features[{i}] ({name}): a {f['kind']} feature's "
+                                 f"arg must be a whole number from {least} to {most}, got "
+                                 f"{arg[:20]!r}")
 
 
-def _check_tags(tags: object, scheme: object, file: Path) -> None:
-    """A list of distinct names, each one of the scheme's (IOBES: O or B-/I-/E-/S-TYPE)."""
+# the whole-number argument of a feature kind: its least and largest sensible value (a
+# suffix of 100,000 characters is every word whole; the shipped models' largest is 4)
+_ARG_RANGE = {"suffix": (1, 64), "pred_distance": (0, 1000), "level": (0, 1000),
+              "cluster": (1, 10_000_000)}
+# a label of a parse tree's tags (the TYPE of B-TYPE, chains joined by '#'): brackets,
+# '*' and spaces would break the CoNLL parse cells (`(S(NP*`) the parser writes
+_LABEL = re.compile(r"[A-Za-z0-9_$=+.-]+(#[A-Za-z0-9_$=+.-]+)*")
+
+
+def _check_tags(tags: object, scheme: object, file: Path, tree: bool = False) -> None:
+    """A list of distinct names, each one of the scheme's (IOBES: O or B-/I-/E-/S-TYPE);
+    a parser's (`tree`) types are labels joined by '#' (`_LABEL`)."""
     if not isinstance(tags, list) or not tags \
             or not all(isinstance(t, str) and t and not any(c.isspace() for c in t)
                        for t in tags):
@@ -640,6 +732,9 @@ def _check_tags(tags: object, scheme: object, file: Path) -> None:
         if prefixes and t != "O" and not (prefix in prefixes and len(prefix) == 1 and kind):
             raise ModelError(f"{file}: tag {t!r} is not one of the {scheme} scheme (O or "
                              f"{'/'.join(prefixes)}-TYPE)")
+        if tree and t != "O" and not _LABEL.fullmatch(kind):
+            raise ModelError(f"{file}: tag {t!r} is not a parser's tag (O or B-/I-/E-/S- and "
+                             "phrase labels of letters, digits and _$=+.- joined by '#')")
 
 
 def _check_base(base: object, file: Path) -> None:
@@ -661,7 +756,9 @@ def check_config(config: dict, file: Path) -> None:
         raise ModelError(f"{file}: 'task' must be a task name, got {config.get('task')!r}")
     _check_net(config.get("net"), file)
     _check_features(config.get("features"), file)
-    _check_tags(config.get("tags"), config.get("scheme"), file)
+    known = TASKS.get(config["task"])
+    _check_tags(config.get("tags"), config.get("scheme"), file,
+                tree=bool(known is not None and known.tree))
     for key in ("rows_dtype", "weights_dtype"):
         if config.get(key, "float32") not in ("float16", "float32"):
             raise ModelError(f"{file}: {key} must be float16 or float32, got "

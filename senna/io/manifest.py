@@ -14,6 +14,17 @@ vouches that the saved vocabularies had no duplicates).
 `senna manifest DIR ...` loads a model or embeddings directory with every check and then
 writes its manifest (for directories saved by an older senna).
 
+The sizes are compared before any file is parsed (a vocabulary replaced by a small gzip
+of gigabytes is refused by its size, not decompressed), the checksums beside the parsing.
+A model's sub-folders that hold models of their own (the parser's `pt0/` and `nml/`, an
+ensemble's members, a model's own `embeddings/`) are recorded by their manifests, so a
+sub-model deleted or replaced since the save is an error too; one added since (a tagger
+trained into a parser's folder) loads with a warning until `senna manifest DIR` records it.
+
+Every file a model names must be a regular file inside its folder: a FIFO, a device, a
+symlink loop, a link leading out of the folder, a manifest entry with `..`, or JSON
+nested beyond `JSON_DEPTH` is one error line naming the file.
+
 A manifest protects against accidents (a bad copy, an edit, a file replaced), not against
 someone who rewrites the manifest too.
 """
@@ -21,13 +32,17 @@ someone who rewrites the manifest too.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
+import re
+import stat
 import sys
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any, BinaryIO
 
 MANIFEST = "manifest.json"
 FORMAT = "senna-manifest"
@@ -35,31 +50,168 @@ VERSION = 1
 _BLOCK = 1 << 20
 _WARNED: set[str] = set()
 _QUIET = False
+#: Largest JSON file of a model folder read (config.json, manifest.json, ensemble.json,
+#: embeddings.json): the shipped parser's config.json, the largest, is 6 KB.
+JSON_LIMIT = 16 << 20
+#: Deepest nesting of arrays and objects in those files (the shipped ones nest 4 deep).
+JSON_DEPTH = 64
+#: Most files one manifest may list (a model folder holds a dozen or two).
+MAX_FILES = 10_000
+# a manifest entry: '/'-separated names, none empty, '.' or '..', no backslash
+_ENTRY = re.compile(r"(?!\.{1,2}(/|$))[^/\\\0]+(/(?!\.{1,2}(/|$))[^/\\\0]+)*")
 
 
 class ManifestError(ValueError):
     """A directory's files are not those it was saved with (or lead out of it)."""
 
 
+def _stat(path: Path) -> os.stat_result:
+    """os.stat, a symlink loop or an unreadable path as one ManifestError line."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise ManifestError(f"{path}: a symlink loop") from None
+        raise ManifestError(f"{path}: unreadable ({e.strerror or e})") from None
+
+
+def regular(path: str | os.PathLike) -> int:
+    """The size of `path`, which must be a regular file (after links): a FIFO would block
+    its reader forever, a device or a directory is no model file.  FileNotFoundError when
+    there is none; ManifestError otherwise."""
+    path = Path(path)
+    st = _stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        what = "a directory" if stat.S_ISDIR(st.st_mode) else \
+            "a FIFO" if stat.S_ISFIFO(st.st_mode) else "not a regular file"
+        raise ManifestError(f"{path}: {what}, where a regular file is expected")
+    return st.st_size
+
+
+def open_regular(path: str | os.PathLike) -> BinaryIO:
+    """`path` opened for reading in binary, refused unless it is a regular file.  Opened
+    without blocking (a FIFO put there after the check cannot hang the open) and checked
+    again on the open file."""
+    path = Path(path)
+    regular(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise ManifestError(f"{path}: a symlink loop") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ManifestError(f"{path}: not a regular file, where one is expected")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def read_limited(path: str | os.PathLike, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes (refused, unread, if longer)."""
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise ManifestError(f"{path}: {size:,} bytes, more than the {limit:,} such a file "
+                                "may have")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ManifestError(f"{path}: more than the {limit:,} bytes such a file may have")
+    return data
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of brackets in JSON text, strings skipped (a bound checked
+    before parsing: the parser recurses once per level)."""
+    depth = deepest = 0
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
+def read_json(path: str | os.PathLike, limit: int = JSON_LIMIT) -> Any:
+    """A model folder's JSON file, read as a regular file of at most `limit` bytes, UTF-8,
+    nested at most JSON_DEPTH deep: the one reader of config.json, manifest.json,
+    ensemble.json and embeddings.json.  FileNotFoundError when it is missing, ManifestError
+    (one line naming the file) for anything else wrong."""
+    data = read_limited(path, limit)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ManifestError(f"{path}: corrupt (not UTF-8: {e})") from None
+    if text.count("[") + text.count("{") > JSON_DEPTH and _depth(text) > JSON_DEPTH:
+        raise ManifestError(f"{path}: corrupt (nested more than {JSON_DEPTH} deep)")
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise ManifestError(f"{path}: corrupt ({e})") from None
+
+
+def resolved(path: Path) -> Path:
+    """path.resolve(), a symlink loop as one ManifestError line."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as e:
+        raise ManifestError(f"{path}: a symlink loop ({e})") from None
+
+
+def within(root: Path, relative: str, what: str, file: Path) -> Path:
+    """root/relative, which `file` names (`what`: e.g. 'member'): ManifestError unless it
+    is a relative path that stays inside `root` once links are followed."""
+    if not isinstance(relative, str) or not relative:
+        raise ManifestError(f"{file}: {what} must be a path relative to {root}, got "
+                            f"{relative!r}")
+    if os.path.isabs(relative):
+        raise ManifestError(f"{file}: {what} {relative!r} is an absolute path; it must name a "
+                            f"path inside {root}")
+    path = root / relative
+    if not resolved(path).is_relative_to(resolved(root)):
+        raise ManifestError(f"{file}: {what} {relative!r} leads outside {root}; a model's "
+                            "folder must hold what it names")
+    return path
+
+
 def digest(path: Path) -> dict[str, int | str]:
-    """{"size", "sha256"} of a file."""
+    """{"size", "sha256"} of a regular file."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
         while block := f.read(_BLOCK):
             h.update(block)
-    return {"size": path.stat().st_size, "sha256": h.hexdigest()}
+    return {"size": size, "sha256": h.hexdigest()}
 
 
 def inside(root: Path, names: Iterable[str]) -> None:
     """ManifestError for a file of `root` that is a link leading out of it (a model directory
-    must hold its own files: a link to /etc/passwd is no gazetteer)."""
-    top = root.resolve()
+    must hold its own files: a link to /etc/passwd is no gazetteer) or a symlink loop."""
+    top = resolved(root)
     for name in names:
         path = root / name
         if (path.is_symlink() or path.parent.is_symlink()) \
-                and not path.resolve().is_relative_to(top):
+                and not resolved(path).is_relative_to(top):
             raise ManifestError(f"{path}: a link to {path.resolve()}, outside {root}; copy the "
                              "file into the directory")
+
+
+def sub_manifests(root: Path, skip: Iterable[str] = ("vocab",)) -> list[str]:
+    """The manifests of `root`'s sub-folders that hold a model (or embeddings) of their
+    own ('pt0/manifest.json', ...), which root's manifest records."""
+    out = []
+    with contextlib.suppress(OSError):
+        for sub in sorted(root.iterdir()):
+            if sub.name not in skip and sub.is_dir() and (sub / MANIFEST).is_file():
+                out.append(f"{sub.name}/{MANIFEST}")
+    return out
 
 
 def write_manifest(root: str | os.PathLike, names: Iterable[str]) -> None:
@@ -73,6 +225,19 @@ def write_manifest(root: str | os.PathLike, names: Iterable[str]) -> None:
     os.replace(tmp, root / MANIFEST)
 
 
+def forget_sub_models(root: str | os.PathLike) -> None:
+    """Rewrite root's manifest without its sub-folders' entries (`senna manifest DIR`
+    then records the sub-models as they are now, each checked by its own manifest)."""
+    root = Path(root)
+    files = read_manifest(root)
+    if files is not None and any(_is_sub(n) for n in files):
+        kept = {n: v for n, v in files.items() if not _is_sub(n)}
+        text = json.dumps({"format": FORMAT, "version": VERSION, "files": kept}, indent=1)
+        tmp = root / (MANIFEST + ".tmp")
+        tmp.write_text(text + "\n", encoding="utf-8")
+        os.replace(tmp, root / MANIFEST)
+
+
 def drop_manifest(root: str | os.PathLike) -> None:
     """Remove a directory's manifest before its files are rewritten: a save cut short then
     leaves a directory without one (loaded with a warning and checked in full), not one
@@ -81,13 +246,15 @@ def drop_manifest(root: str | os.PathLike) -> None:
 
 
 def read_manifest(root: Path) -> dict[str, dict] | None:
-    """name -> {"size", "sha256"}, or None when `root` has no manifest."""
+    """name -> {"size", "sha256"}, or None when `root` has no manifest.  Every name must
+    stay inside `root` (no absolute path, no '..', no link out of it): a manifest is never
+    a way to stat or hash a file elsewhere."""
     file = root / MANIFEST
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = read_json(file)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+    except OSError as e:
         raise ManifestError(f"{file}: corrupt ({e})") from None
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(data, dict) or data.get("format") != FORMAT \
@@ -95,6 +262,12 @@ def read_manifest(root: Path) -> dict[str, dict] | None:
             or not all(isinstance(v, dict) and isinstance(v.get("size"), int)
                        and isinstance(v.get("sha256"), str) for v in files.values()):
         raise ManifestError(f"{file}: not a {FORMAT} version {VERSION} file")
+    if len(files) > MAX_FILES:
+        raise ManifestError(f"{file}: lists {len(files):,} files, more than {MAX_FILES:,}")
+    for name in files:
+        if not _ENTRY.fullmatch(name):
+            raise ManifestError(f"{file}: entry {name!r} is not a path inside {root}")
+        within(root, name, "entry", file)
     return files
 
 
@@ -118,31 +291,68 @@ def warn_once(root: Path, text: str) -> None:
         print(f"senna: warning: {root}: {text}", file=sys.stderr)
 
 
+def _is_sub(name: str) -> bool:
+    """A sub-folder's manifest ('pt0/manifest.json'): a sub-model of its own."""
+    return name.count("/") == 1 and name.endswith("/" + MANIFEST)
+
+
+def _changed(root: Path, name: str, what: str) -> ManifestError:
+    if _is_sub(name):
+        return ManifestError(f"{root / name.rsplit('/', 1)[0]}: a sub-model {what} since "
+                             f"{root} was saved; restore it, or `senna manifest {root}` "
+                             "records it as it is")
+    return ManifestError(f"{root / name}: changed since the model was saved ({what}); "
+                         "retrain or restore it")
+
+
+def precheck(root: str | os.PathLike, names: Iterable[str]) -> dict[str, dict] | None:
+    """What can be checked before any file is parsed, and costs a stat a file: every file
+    `names` (those the loader reads) is listed, and every listed file is there, a regular
+    file, of its recorded size.  -> the manifest's entries, None (after a one-line warning)
+    when there is none."""
+    root = Path(root)
+    files = read_manifest(root)
+    if files is None:
+        warn_once(root, f"no {MANIFEST} (saved by an older senna), so changed files cannot "
+                        f"be told; `senna manifest {root}` adds one")
+        return None
+    for name in sorted(set(names) - set(files)):
+        if _is_sub(name):   # e.g. a tagger trained into a parser's folder after the parser
+            warn_once(root / name.rsplit("/", 1)[0],
+                      f"a sub-model not in {root / MANIFEST} (added since the model was "
+                      f"saved); `senna manifest {root}` records it")
+            continue
+        raise ManifestError(f"{root / name}: not in {MANIFEST}, so not saved with the model; "
+                         "remove it or restore the model")
+    for name, want in files.items():
+        path = root / name
+        try:
+            size = regular(path)
+        except FileNotFoundError:
+            if _is_sub(name):
+                raise _changed(root, name, "deleted") from None
+            raise ManifestError(f"{path}: missing; restore the model") from None
+        if size != want["size"]:
+            raise _changed(root, name, "replaced" if _is_sub(name) else
+                           f"{size:,} bytes, saved with {want['size']:,}")
+    return files
+
+
 def verify(root: str | os.PathLike, names: Iterable[str]) -> bool:
     """Check the files `names` that `root` holds (those its loader would read) against its
     manifest: ManifestError naming the first file that changed, is missing or is not listed.
     -> False (after a one-line warning on stderr, once per directory) when there is no
     manifest, True when every file matched."""
     root = Path(root)
-    files = read_manifest(root)
+    files = precheck(root, names)
     if files is None:
-        warn_once(root, f"no {MANIFEST} (saved by an older senna), so changed files cannot "
-                        f"be told; `senna manifest {root}` adds one")
         return False
-    present = set(names)
-    for name in sorted(present - set(files)):
-        raise ManifestError(f"{root / name}: not in {MANIFEST}, so not saved with the model; "
-                         "remove it or restore the model")
     for name, want in files.items():
-        path = root / name
-        if not path.is_file():
-            raise ManifestError(f"{path}: missing; restore the model")
-        got = digest(path)
+        got = digest(root / name)
         if got != {"size": want["size"], "sha256": want["sha256"]}:
             what = (f"{got['size']:,} bytes, saved with {want['size']:,}"
                     if got["size"] != want["size"] else "same size, different content")
-            raise ManifestError(f"{path}: changed since the model was saved ({what}); retrain "
-                             "or restore it")
+            raise _changed(root, name, what if not _is_sub(name) else "replaced")
     return True
 
 
@@ -150,11 +360,15 @@ class Verifying:
     """`verify` in a background thread, started before a directory's files are parsed:
     hashlib lets other threads run while it hashes, so on a machine with a free core the
     checksums cost the load next to nothing.  `result()` waits for it and returns what
-    `verify` returned or raises what it raised."""
+    `verify` returned or raises what it raised.  What costs no read (`precheck`: files
+    listed, present, regular and of their recorded sizes) is checked first, before the
+    thread starts, so that no file of the wrong size is ever parsed."""
 
     def __init__(self, root: str | os.PathLike, names: Iterable[str]):
+        names = list(names)
+        precheck(root, names)
         self._outcome: tuple[bool, BaseException | None] = (False, None)
-        self._thread = threading.Thread(target=self._run, args=(root, list(names)),
+        self._thread = threading.Thread(target=self._run, args=(root, names),
                                         daemon=True, name="senna-manifest")
         self._thread.start()
 

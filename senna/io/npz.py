@@ -26,6 +26,8 @@ from typing import BinaryIO
 
 import numpy as np
 
+from senna.io.manifest import open_regular
+
 _LOCAL_HEADER = 30   # fixed part of a zip local file header; name and extra field follow
 # deflate's best ratio is about 1032:1 (a long run of one byte); more means a lying header
 DEFLATE_RATIO = 1100
@@ -85,7 +87,7 @@ def _read(f: BinaryIO, size: int, where: str, check: Check | None, name: str
 def load_npy(path: str | os.PathLike, check: Check | None = None) -> np.ndarray:
     """The array of a .npy file; its header is checked (`check(file name, ...)`) and must
     match the file's size before the array is read."""
-    with open(path, "rb") as f:
+    with open_regular(path) as f:   # a FIFO: refused, not waited on
         size = os.fstat(f.fileno()).st_size
         return _read(f, size, str(path), check, os.path.basename(path))
 
@@ -95,13 +97,13 @@ def load_npz(path: str | os.PathLike, check: Check | None = None) -> dict[str, n
     (with the name) and compared with the member's size before its array is read.  Raises
     ValueError (naming the file and the member), EOFError, OSError or zipfile.BadZipFile
     on a damaged file."""
-    with zipfile.ZipFile(path) as z:
-        infos = z.infolist()
-        if any(i.flag_bits & 1 for i in infos):
-            raise ValueError(f"{path}: encrypted members")
-        packed = [i for i in infos if i.compress_type != zipfile.ZIP_STORED]
-        out = _read_packed(z, packed, str(path), check)
-    with open(path, "rb") as f:
+    with open_regular(path) as f:   # a FIFO: refused, not waited on
+        with zipfile.ZipFile(f) as z:
+            infos = z.infolist()
+            if any(i.flag_bits & 1 for i in infos):
+                raise ValueError(f"{path}: encrypted members")
+            packed = [i for i in infos if i.compress_type != zipfile.ZIP_STORED]
+            out = _read_packed(z, packed, str(path), check)
         size = os.fstat(f.fileno()).st_size
         for info in infos:
             if info.compress_type == zipfile.ZIP_STORED:

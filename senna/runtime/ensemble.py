@@ -33,7 +33,19 @@ import numpy as np
 
 from senna.decode.constraints import for_scheme
 from senna.decode.viterbi import Decoder
-from senna.io.checkpoint import ModelError, read_config
+from senna.io.checkpoint import ModelError, read_config, seal_model
+from senna.io.manifest import (
+    ManifestError,
+    Verifying,
+    forget_sub_models,
+    precheck,
+    quiet,
+    read_json,
+    resolved,
+    sub_manifests,
+    within,
+    write_manifest,
+)
 from senna.io.npz import load_npz
 from senna.runtime import kernels
 from senna.runtime.chars import char_tables
@@ -45,6 +57,8 @@ from senna.tasks import TASKS
 ENSEMBLE_FILE = "ensemble.json"
 FORMAT = "senna-ensemble"
 COMBINE = ("vote", "joined", "mean")
+#: Most members an ensemble may have (the shipped one has three; each costs a model's memory).
+MAX_MEMBERS = 64
 
 
 def load_tagger(path: str | os.PathLike) -> TaskModel:
@@ -70,14 +84,90 @@ def folder_task(path: Path) -> str | None:
     """The task of a model's own folder, which its ensemble.json or config.json names;
     None for a folder that is not one model's (e.g. one holding pos/, chunk/, ...)."""
     if (path / ENSEMBLE_FILE).is_file():
-        try:
-            task = json.loads((path / ENSEMBLE_FILE).read_text(encoding="utf-8")).get("task")
-        except (OSError, ValueError, AttributeError) as e:
-            raise ModelError(f"{path}/{ENSEMBLE_FILE}: unreadable ({e})") from None
+        task = read_spec(path).get("task")
         if not isinstance(task, str):
             raise ModelError(f"{path}/{ENSEMBLE_FILE}: names no task")
         return task
     return read_config(path)["task"] if (path / "config.json").is_file() else None
+
+
+def read_spec(path: Path) -> dict:
+    """An ensemble's ensemble.json, read as every model file is (`read_json`: a regular
+    file, bounded in size and nesting)."""
+    file = path / ENSEMBLE_FILE
+    try:
+        spec = read_json(file)
+    except FileNotFoundError:
+        raise ModelError(f"{path}: no {ENSEMBLE_FILE}") from None
+    except (ManifestError, OSError) as e:
+        raise ModelError(f"{file}: unreadable ({e})" if isinstance(e, OSError) else str(e)
+                         ) from None
+    if not isinstance(spec, dict) or spec.get("format") != FORMAT or spec.get("version") != 1:
+        raise ModelError(f"{file}: not a {FORMAT} version 1 file")
+    return spec
+
+
+def member_folders(path: Path, spec: dict) -> list[Path]:
+    """The member folders ensemble.json names: distinct relative paths (at most
+    MAX_MEMBERS) that lead to folders inside the ensemble's, or for a joint run's
+    ensemble (`out/ner/` naming `../seed-1/ner`) inside the folder holding it; a member
+    leading anywhere else (another language's model, an absolute path) is refused."""
+    file = path / ENSEMBLE_FILE
+    members = spec.get("members")
+    if not isinstance(members, list) or not members:
+        raise ModelError(f"{file}: 'members' must be a non-empty list of member folders")
+    if len(members) > MAX_MEMBERS:
+        raise ModelError(f"{file}: {len(members):,} members, more than {MAX_MEMBERS}")
+    for i, m in enumerate(members):
+        if not isinstance(m, str) or not m:
+            raise ModelError(f"{file}: members[{i}] must be a folder's name, got {m!r}")
+    folders = []
+    try:
+        for m in members:
+            joint = m.startswith("../") and not m.startswith("../../")
+            folder = within(path.parent if joint else path, m[3:] if joint else m,
+                            "member", file)
+            if resolved(folder) in map(resolved, folders):
+                raise ModelError(f"{file}: member {m!r} is listed twice")
+            folders.append(folder)
+    except ManifestError as e:
+        raise ModelError(str(e)) from None
+    for m, folder in zip(members, folders, strict=True):
+        if resolved(folder) == resolved(path) or not folder.is_dir():
+            raise ModelError(f"{file}: member {m!r} is not a model's folder")
+    return folders
+
+
+def ensemble_files(path: Path, spec: dict) -> list[str]:
+    """What an ensemble's own manifest records: ensemble.json, its joined layer, and the
+    manifests of the members inside its folder (each records its files)."""
+    joined = [spec["joined"]] if isinstance(spec.get("joined"), str) else []
+    return [ENSEMBLE_FILE, *joined, *sub_manifests(path)]
+
+
+def seal(path: str | os.PathLike) -> None:
+    """`senna manifest DIR` for a model or an ensemble: the sub-models inside it first
+    (members, the parser's pt0/ and nml/, its own embeddings/ are sealed by their own
+    loaders), then DIR itself, loaded with every check, its sub-models recorded as they
+    now are."""
+    from senna.embeddings import META_FILE, seal_embeddings
+
+    path = Path(path)
+    if (path / META_FILE).is_file():
+        seal_embeddings(path)
+        return
+    subs = [path / n.rsplit("/", 1)[0] for n in sub_manifests(path)]
+    subs += [d for d in sorted(path.iterdir()) if d.is_dir() and d not in subs and d.name != "vocab"
+             and ((d / "config.json").is_file() or (d / ENSEMBLE_FILE).is_file())]
+    for sub in subs:
+        seal(sub)
+    forget_sub_models(path)
+    if not (path / ENSEMBLE_FILE).is_file():
+        seal_model(path)
+        return
+    with quiet():
+        EnsembleModel.load(path)
+    write_manifest(path, ensemble_files(path, read_spec(path)))
 
 
 def save_ensemble(path: Path, task: str, members: Sequence[str], combine: str, dev: dict,
@@ -88,6 +178,7 @@ def save_ensemble(path: Path, task: str, members: Sequence[str], combine: str, d
             "combine": combine, "joined": joined, "training": training, "dev": dev}
     path.mkdir(parents=True, exist_ok=True)
     (path / ENSEMBLE_FILE).write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
+    write_manifest(path, ensemble_files(path, spec))
     return spec
 
 
@@ -165,16 +256,30 @@ class EnsembleModel(TaskModel):
 
     @classmethod
     def load(cls, path: str | os.PathLike, combine: str | None = None) -> EnsembleModel:
+        """An ensemble's folder: its manifest's sizes checked before ensemble.json is
+        parsed, its members (`member_folders`) loaded, the checksums last."""
         path = Path(path)
         try:
-            spec = json.loads((path / ENSEMBLE_FILE).read_text(encoding="utf-8"))
-            if spec.get("format") != FORMAT or spec.get("version") != 1:
-                raise ModelError(f"{path}/{ENSEMBLE_FILE}: not a {FORMAT} version 1 file")
-            members = [TaskModel.load(path / m) for m in spec["members"]]
+            precheck(path, [ENSEMBLE_FILE, *sub_manifests(path)])
+            spec = read_spec(path)
+            folders = member_folders(path, spec)
+            checksums = Verifying(path, ensemble_files(path, spec))
+            members = []
+            for m, folder in zip(spec["members"], folders, strict=True):
+                members.append(TaskModel.load(folder))
+                if members[-1].task != spec.get("task", members[-1].task):
+                    raise ModelError(f"{path / ENSEMBLE_FILE}: member {m!r} is a "
+                                     f"{members[-1].task} model, the ensemble's task is "
+                                     f"{spec['task']}")
             joined = None
             if spec.get("joined"):
-                joined = load_npz(path / spec["joined"])   # headers checked first
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as e:
+                where = within(path, spec["joined"], "joined", path / ENSEMBLE_FILE)
+                joined = load_npz(where)   # headers checked first
+            checksums.result()
+        except ManifestError as e:
+            raise ModelError(str(e)) from None
+        except (OSError, ValueError, KeyError, TypeError, EOFError, RuntimeError,
+                RecursionError, zipfile.BadZipFile) as e:
             if isinstance(e, ModelError):
                 raise
             raise ModelError(f"{path}: incomplete or corrupt ensemble ({e})") from None

@@ -38,6 +38,7 @@ import numpy as np
 
 from senna.features import Batch
 from senna.io.checkpoint import ModelError, SavedModel, load_model
+from senna.io.manifest import ManifestError, resolved
 from senna.runtime import kernels
 from senna.runtime.chars import bound
 from senna.runtime.model import TaskModel
@@ -98,7 +99,13 @@ def _own_taggers(path: str | os.PathLike, first: str | None,
                  load_tagger: Callable[[Path], TaskModel]
                  ) -> tuple[TaskModel | None, dict[str, TaskModel]]:
     """A parser folder's own tagger of its first level (`first`), if any, and of the
-    labels its levels flatten, each checked to be of its task."""
+    labels its levels flatten, each checked to be of its task and to lie inside the
+    parser's folder (a link to another folder's tagger is refused)."""
+    top = resolved(Path(path))
+    for sub in [own_first_level(path, first), *(f for _, f in own_flattened(path))]:
+        if sub is not None and not resolved(sub).is_relative_to(top):
+            raise ModelError(f"{sub}: a link to {resolved(sub)}, outside {path}; the "
+                             "parser's own taggers must be inside its folder")
     own = own_first_level(path, first)
     tagger = load_tagger(own) if own is not None else None
     if tagger is not None and tagger.task != first:
@@ -137,7 +144,10 @@ class ParserModel(TaskModel):
         tagger for that level, loaded with `load_tagger` (`senna.runtime.ensemble`'s
         loads an ensemble there too)."""
         saved = load_model(path, shared_tables=True)
-        return cls(saved, *_own_taggers(path, saved.info.get("first_level"), load_tagger))
+        try:
+            return cls(saved, *_own_taggers(path, saved.info.get("first_level"), load_tagger))
+        except ManifestError as e:
+            raise ModelError(str(e)) from None
 
     def use_taggers(self, path: str | os.PathLike,
                     load_tagger: Callable[[Path], TaskModel] = TaskModel.load) -> None:

@@ -71,7 +71,8 @@ def averaged(cfg: TrainConfig, net: torch.nn.Module, checkpoint: Path, state: di
         return None
     avg = WeightAverage(net, cfg.average)
     if state["epoch"]:
-        avg.load(load_model(checkpoint / AVERAGE_DIR).weights, state["average_steps"])
+        avg.load(load_model(checkpoint / AVERAGE_DIR, base_anywhere=True).weights,
+                 state["average_steps"])
     return avg
 
 

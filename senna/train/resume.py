@@ -148,7 +148,7 @@ def resume(out: Path, units: Sequence, shared: torch.optim.Optimizer | None,
     changed: list[str] = []
     for m in members:
         with reading(ckpt_dir / m.name, ckpt_dir):
-            ckpt = load_model(ckpt_dir / m.name)
+            ckpt = load_model(ckpt_dir / m.name, base_anywhere=True)   # its run's embeddings
         differences = _differences(ckpt, m, state.get("data", {}).get(m.name, {}))
         if differences:
             task = f" ({m.name})" if len(units) > 1 else ""
