@@ -86,7 +86,10 @@ class Sentence:
     @property
     def tree(self) -> str | None:
         """The parser's tree (task psg) as a one-line bracket string, each word under its
-        POS tag (`XX` without a POS column); None when the parser was not run."""
+        POS tag (`XX` without a POS column); None when the parser was not run.  Words are
+        escaped as the Penn Treebank does (`(` is `-LRB-`; a backslash or a space inside a
+        word `\\uXXXX`: senna.syntax.tree.escape_word), so each word is one leaf, and
+        `brackets_to_tree` reads back exactly the sentence's words."""
         task = next((t for t in TASKS.values() if t.tree and t.name in self.columns), None)
         if task is None:
             return None
@@ -94,8 +97,10 @@ class Sentence:
         return column_to_brackets(self.columns[task.name], self.words, tags)
 
     def nltk_tree(self):
-        """The parser's tree as an `nltk.Tree` (NLTK reads the bracket string of `tree`;
-        `(` and `)` are the leaves `-LRB-` and `-RRB-`); None when the parser was not run."""
+        """The parser's tree as an `nltk.Tree` (NLTK reads the bracket string of `tree`):
+        one leaf per word, escaped as the Penn Treebank does (`(` and `)` are the leaves
+        `-LRB-` and `-RRB-`; senna.syntax.tree.unescape_word(leaf) is the word); None when
+        the parser was not run."""
         text = self.tree
         if text is None:
             return None

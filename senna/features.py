@@ -554,6 +554,9 @@ class ColumnFeature(Feature):
 
     @classmethod
     def fit_vocab(cls, spec, sentences, words, max_words):
+        if any(spec.arg not in s.columns for s in sentences):
+            raise ValueError(f"feature {spec.name!r} reads a {spec.arg!r} column, which the "
+                             "training sentences lack")
         return Vocab(sorted({t for s in sentences for t in s.columns[spec.arg]}))
 
     def batch_ids(self, batch: Batch) -> np.ndarray:
@@ -567,6 +570,26 @@ class ColumnFeature(Feature):
                                                                           strict=True))
         return np.fromiter(map(self.vocab.index.get, values, repeat(Vocab.unk_id)), np.int64,
                            batch.n)
+
+
+def column_sources(specs: Sequence[FeatureSpec], predicted: Mapping[str, str],
+                   file: str | None, files: Mapping[str, str] | None = None
+                   ) -> dict[str, dict[str, str]]:
+    """Where each column a model reads as a feature came from in training: predicted by a
+    named model (`predicted`, column -> model folder) or the data `file`'s own column (or
+    another file's: `files`, column -> file, e.g. a PT0 column given apart).  Saved
+    in the model's config, so that a reader can tell whether training saw what the runtime
+    feeds it (the upstream tagger's tags) or a file's gold tags, maybe in another tag set."""
+    out: dict[str, dict[str, str]] = {}
+    for spec in specs:
+        if spec.kind != "column":
+            continue
+        if spec.arg in predicted:
+            out[spec.arg] = {"source": "predicted", "model": str(predicted[spec.arg])}
+        else:
+            given = (files or {}).get(spec.arg, file)
+            out[spec.arg] = {"source": "file", "file": str(given or "")}
+    return out
 
 
 @lru_cache(maxsize=4096)

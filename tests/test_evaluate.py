@@ -355,3 +355,94 @@ def test_the_gold_files_scheme_is_read_once_per_scoring(monkeypatch):
     sentences = [SimpleNamespace(words=["a", "b"], columns={"ner": ["B-PER", "I-PER"]})] * 5
     result, _ = scoring.score_predictions(get_task("ner"), sentences, [["B-PER", "E-PER"]] * 5)
     assert result["score"] == 100.0 and len(calls) == 1
+
+
+# --- senna evaluate --pred on a task of the user's own; --out never over an input ------
+
+
+def _phrases_file(path, wrong: int = 0):
+    """conll2000_sample.txt as a user's file `PHRASES WORD _ POS`; the first `wrong` phrase
+    tags B-NP made B-VP."""
+    from conftest import FIX
+
+    lines = []
+    for line in (FIX / "conll2000_sample.txt").read_text(encoding="utf-8").splitlines():
+        cells = line.split()
+        if len(cells) == 3:
+            tag = cells[2]
+            if wrong and tag == "B-NP":
+                tag, wrong = "B-VP", wrong - 1
+            line = f"{tag} {cells[0]} x {cells[1]}"
+        lines.append(line)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_pred_scores_a_users_span_task_named_by_the_layout(capsys, tmp_path):
+    gold, pred = _phrases_file(tmp_path / "gold"), _phrases_file(tmp_path / "pred", wrong=1)
+    layout = ["--format", "columns:phrases,word,_,pos"]
+    for task in ([], ["--task", "phrases"]):
+        code, out, err = _evaluate(capsys, [*task, "--gold", gold, "--pred", gold, *layout])
+        assert code == 0 and "FB1: 100.00" in out.splitlines()[1]
+        assert "gold tags read as IOB2" in err
+    code, out, _ = _evaluate(capsys, ["--gold", gold, "--pred", pred, *layout])
+    assert code == 0 and "found: 9 phrases; correct: 8." in out
+
+
+def test_pred_scores_a_users_label_task_by_accuracy(capsys, tmp_path):
+    gold = _phrases_file(tmp_path / "gold")
+    code, out, _ = _evaluate(capsys, ["--task", "tagged", "--gold", gold, "--pred", gold,
+                                      "--format", "columns:_,word,_,tagged"])
+    assert (code, out) == (0, "processed 17 tokens; accuracy: 100.00%\n")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--task", "chunk"], "has no chunk column to score (its columns: words, phrases, pos); "
+                          "to score the phrases column as a task of your own, pass --task "
+                          "phrases"),
+    (["--task", "stuff"], "the file has no stuff column to score"),
+])
+def test_a_layout_without_the_tasks_column_is_one_line(capsys, tmp_path, args, message):
+    gold = _phrases_file(tmp_path / "gold")
+    code, out, err = _evaluate(capsys, [*args, "--gold", gold, "--pred", gold, "--format",
+                                        "columns:phrases,word,_,pos"])
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"senna: error: {gold}: ") and message in err
+
+
+def test_a_users_task_without_a_layout_is_a_usage_error(capsys, tmp_path):
+    gold = _phrases_file(tmp_path / "gold")
+    code, _, err = _evaluate(capsys, ["--task", "phrases", "--gold", gold, "--pred", gold])
+    assert code == 2 and err.count("\n") == 1
+    assert "task 'phrases' is not built in" in err and "--format columns:word,phrases" in err
+
+
+def test_out_is_never_an_input_file(capsys, models, tmp_path):
+    import os
+
+    from conftest import FIX
+
+    gold = tmp_path / "gold.pos"
+    gold.write_bytes((FIX / "ewt_sample.pos").read_bytes())
+    before = gold.read_bytes()
+    (tmp_path / "link").symlink_to(gold)
+    os.link(gold, tmp_path / "hard")
+    for out in (gold, tmp_path / "link", tmp_path / "hard"):
+        code, stdout, err = _evaluate(capsys, ["--model", str(models / "pos"), "--data",
+                                               str(gold), "--out", str(out)])
+        assert (code, stdout) == (2, "") and err.count("\n") == 1
+        assert f"--out {out} is the --data file {gold}" in err
+    assert gold.read_bytes() == before
+    code, _, err = _evaluate(capsys, ["--model", str(models / "pos"), "--data", str(gold),
+                                      "--out", str(tmp_path / "pred.pos")])
+    assert code == 0 and (tmp_path / "pred.pos").exists()
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="no /dev/full")
+def test_out_on_a_full_disk_names_the_file(capsys, models):
+    from conftest import FIX
+
+    code, _, err = _evaluate(capsys, ["--model", str(models / "pos"), "--data",
+                                      str(FIX / "ewt_sample.pos"), "--out", "/dev/full"])
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith("senna: error: /dev/full: ") and "No space left on device" in err

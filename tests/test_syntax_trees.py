@@ -7,6 +7,8 @@ import re
 
 import pytest
 from conftest import FIX
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from senna.io.conll import DataFormatError, read_gold_conll, read_pt0
 from senna.syntax.levels import (
@@ -26,9 +28,11 @@ from senna.syntax.oracle import next_level, units_of
 from senna.syntax.tree import (
     brackets_to_tree,
     conll_to_tree,
+    escape_word,
     node,
     tree_to_brackets,
     tree_to_conll,
+    unescape_word,
 )
 from senna.tags import tags_to_spans
 
@@ -62,6 +66,46 @@ def test_bracket_reader_conventions() -> None:
     assert tree_to_brackets(tree, words, tags) == "(TOP (S (NP (-LRB- -LRB-) (NN x:-RRB-))))"
     # the tagger's WSJ-style tags name brackets as themselves: written the Treebank's way
     assert tree_to_brackets(tree, words, ["(", "NN"]) == tree_to_brackets(tree, words, tags)
+
+
+# Tokens made of what bracket strings and NLTK treat specially: brackets, backslashes (NLTK
+# reads `\\)` as an escaped bracket), Unicode spaces, the PTB's own escapes and their parts.
+ODD = st.lists(st.sampled_from(["(", ")", "\\", "\u00a0", "\u2009", "\u3000", " ", "\t",
+                                "-LRB-", "-RRB-", "-", "LRB", "RRB", "B", "\\u0041", "\\u",
+                                "u", "a", "10", "\u00e9", "\U0001f600", "*", "/"]),
+               min_size=1, max_size=6).map("".join)
+
+
+def _tree_over(n: int, cut: int) -> object:
+    """S over the words, with an NP over the first `cut` of them (when 0 < cut < n)."""
+    if 0 < cut < n:
+        return node("TOP", [node("S", [node("NP", list(range(cut))), *range(cut, n)])])
+    return node("TOP", [node("S", list(range(n)))])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ODD, min_size=1, max_size=8), st.integers(0, 8))
+def test_every_tree_reads_back_as_exactly_its_words(words: list[str], cut: int) -> None:
+    from senna.document import Sentence
+
+    tree = _tree_over(len(words), cut)
+    tags = ["NN"] * len(words)
+    text = tree_to_brackets(tree, words, tags)
+    assert brackets_to_tree(text) == (tree, words, tags)
+    assert [unescape_word(escape_word(w)) for w in words] == words
+    sentence = Sentence(words, {"pos": tags, "psg": tree_to_conll(tree)})
+    assert brackets_to_tree(sentence.tree)[1] == words
+    nltk = pytest.importorskip("nltk")
+    leaves = nltk.Tree.fromstring(sentence.tree).leaves()
+    assert leaves == [escape_word(w) for w in words]
+    assert [unescape_word(leaf) for leaf in sentence.nltk_tree().leaves()] == words
+
+
+def test_words_are_escaped_as_the_penn_treebank_does() -> None:
+    tree = node("TOP", [node("S", [0, 1, 2, 3])])
+    words = ["(", "a\\", "10\u00a0000", "-LRB-"]
+    assert tree_to_brackets(tree, words, ["-LRB-", "SYM", "CD", "NN"]) == (
+        "(TOP (S (-LRB- -LRB-) (SYM a\\u005c) (CD 10\\u00a0000) (NN \\u002dLRB-)))")
 
 
 @pytest.mark.parametrize("text, message", [

@@ -8,24 +8,40 @@ dev file."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from senna.cli.args import Parser, UsageError
-from senna.io.conll import WRITABLE, has_docstart, write_dataset
+from senna.io.conll import WRITABLE, DataFormatError, has_docstart, write_dataset
 from senna.runtime.ensemble import folder_task
 from senna.runtime.parser import BEAM
 from senna.scoring import gold_scheme, group_roles, score_predictions
-from senna.tags import convert
-from senna.tasks import LAYOUT, TASKS, TaskSpec, get_task
+from senna.tags import SchemeError, convert, scheme_evidence
+from senna.tasks import (
+    LAYOUT,
+    PRESETS,
+    TASKS,
+    TaskSpec,
+    declare,
+    get_task,
+    layout_columns,
+    with_scheme,
+)
+
+PROG = "senna evaluate"
 
 
 def parser() -> argparse.ArgumentParser:
     p = Parser(prog="senna evaluate", description=__doc__)
-    p.add_argument("--task", choices=sorted(TASKS),
-                   help="the task (default: the model's; needed with --pred)")
+    p.add_argument("--task", metavar="TASK",
+                   help=f"the task (default: the model's; with --pred: needed unless the "
+                        f"--format layout names one column of a task of your own): one of "
+                        f"{', '.join(TASKS)}, or your own, whose tags are the column of its "
+                        f"name in --format columns:... (span F1 when they are spans, else "
+                        f"accuracy)")
     p.add_argument("--data", "--gold", dest="gold", required=True,
                    help="gold file in the task's format")
     src = p.add_mutually_exclusive_group(required=True)
@@ -45,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
                         f"(default {BEAM}: greedy; more: a beam)")
     p.add_argument("--out", help="with --model: write its predictions here, laid out as the "
                                  "gold file with the tags replaced (in the file's scheme), "
-                                 "for another scorer to check")
+                                 "for another scorer to check (never over an input file)")
     return p
 
 
@@ -65,11 +81,98 @@ def check_words(gold: list, pred: list, path: str) -> None:
                              f"gold file has {g.words[j]!r}")
 
 
+def check_out(out: str | None, inputs: dict[str, str | None]) -> None:
+    """UsageError when --out is one of the input files (the same file, through a link or
+    another name too): writing the predictions would destroy the gold file."""
+    for option, path in inputs.items():
+        if not out or not path:
+            continue
+        try:
+            same = os.path.samefile(out, path)
+        except OSError:   # --out not there yet (or the input missing: said when read)
+            continue
+        if same:
+            raise UsageError(f"--out {out} is the {option} file {path}: the predictions would "
+                             "be written over it; give another file", PROG)
+
+
+def written(out: str, write) -> None:
+    """Call `write()`, an OSError naming `out` (a full disk says which file it was)."""
+    try:
+        write()
+    except OSError as e:
+        raise OSError(f"{out}: cannot write the predictions: {e.strerror or e}") from None
+
+
+def layout_of(fmt: str | None) -> str:
+    """--format columns:word,_,dates -> 'word,_,dates'; '' for a named format."""
+    return fmt[len(LAYOUT):] if fmt and fmt.startswith(LAYOUT) else ""
+
+
+def pred_task(name: str | None, fmt: str | None) -> TaskSpec:
+    """The task --pred is scored as: a built-in one (read by the --format layout if given),
+    or the user's own, its tags the layout's column of its name (without --task: the one
+    column of the layout that no built-in tagger names).  Its scheme is still to be read
+    off the gold file (`own_scheme`)."""
+    layout = layout_of(fmt)
+    if name is None:
+        own = [n for n in layout_columns(layout) if n not in ("word", "_")
+               and n not in TASKS] if layout else []
+        if len(own) != 1:
+            raise UsageError("--task is needed with --pred (a model names its own)", PROG)
+        name = own[0]
+    if get_known(name):
+        task = get_task(name)
+        return declare(task.name, layout) if layout and task.name in PRESETS else task
+    if not layout:
+        raise UsageError(f"task {name!r} is not built in ({', '.join(PRESETS)}): name its "
+                         f"column in the files' layout, e.g. --format columns:word,{name}",
+                         PROG)
+    try:
+        return declare(name, layout)
+    except ValueError as e:
+        raise UsageError(str(e), PROG) from None
+
+
+def get_known(name: str) -> bool:
+    """Whether `name` is a task's name or alias (built in, or a loaded model's)."""
+    try:
+        get_task(name)
+    except ValueError:
+        return False
+    return True
+
+
+def own_scheme(task: TaskSpec, gold: list, path: str) -> TaskSpec:
+    """A user's task with the scheme its gold tags show: spans (scored by span F1) or plain
+    labels (accuracy).  A built-in task as it is."""
+    if task.name in PRESETS or task.source_scheme:
+        return task
+    try:
+        evidence = scheme_evidence([s.columns[task.target] for s in gold])
+    except SchemeError as e:
+        raise DataFormatError(f"the {task.name} tags fit no scheme: {e}", path) from None
+    return with_scheme(task, evidence.scheme)
+
+
+def check_target(task: TaskSpec, sentences: list, path: str, fmt: str) -> None:
+    """ValueError unless the file has the task's tag column (a layout may name others)."""
+    if task.per_predicate or not sentences or task.target in sentences[0].columns:
+        return
+    has = [c for c in sentences[0].columns if not c.startswith("_")]
+    own = [c for c in has if c not in TASKS]
+    hint = (f"; to score the {own[0]} column as a task of your own, pass --task {own[0]}"
+            if own else "")
+    raise ValueError(f"{path}: read as {fmt}, the file has no {task.target} column to score "
+                     f"(its columns: words{''.join(', ' + c for c in has)}){hint}")
+
+
 def predicted_from_file(task, gold: list, path: str, fmt: str) -> list[list[str]]:
     from senna.datasets import read_task_file
 
     pred = read_task_file(path, fmt, task)
     check_words(gold, pred, path)
+    check_target(task, pred, path, fmt)
     if task.per_predicate:
         from senna.tags import brackets_to_tags
         return [brackets_to_tags(c, "iobes") for s in pred for c in s.roles]
@@ -195,53 +298,57 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
         test = [unchain(t) for t in parser.parse([s.words for s in inputs],
                                                  [s.columns for s in inputs])]
         if out:
-            write_parse_column(gold_path, gold, test, out)
+            written(out, lambda: write_parse_column(gold_path, gold, test, out))
     return bracket_scores([conll_to_tree(s.columns["parse"]) for s in gold], test,
                           [s.columns["pos"] for s in gold])
+
+
+def evaluate_trees(a: argparse.Namespace, task: TaskSpec) -> int:
+    """The parser's scores (`tree_scores`), and with a model, how it parsed (on stderr)."""
+    from senna.syntax.score import format_brackets
+    sys.stdout.write(format_brackets(tree_scores(task, a.gold, a.model, a.pred,
+                                                 a.gold_inputs, a.out, a.psg_beam)))
+    if a.model:
+        from senna.io.checkpoint import read_config
+        from senna.runtime.parser import own_first_level, own_flattened
+        first = read_config(Path(a.model)).get("first_level")
+        whose = "parser's own" if own_first_level(a.model, first) else "shipped"
+        beam = a.psg_beam or BEAM
+        print(f"senna: parsed from {'the file' if a.gold_inputs else 'predicted'} POS tags"
+              + ("" if a.gold_inputs else " (as at run time; --gold-inputs: the file's)")
+              + (f", the first level keeping the phrases of the {whose} {first.upper()} "
+                 "tagger" if first else "")
+              + "".join(f", {label} nodes put back by its own tagger"
+                        for label, _ in own_flattened(a.model))
+              + f", {beam} partial parse{'s' if beam > 1 else ''} kept per sentence "
+              "(--psg-beam)", file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     if a.out and not a.model:
         raise UsageError("--out writes a model's predictions: give --model", "senna evaluate")
+    check_out(a.out, {"--data": a.gold, "--pred": a.pred, "--extra-columns": a.extra_columns})
     if a.gold_inputs and not a.model:
         raise UsageError("--gold-inputs is for a model's input columns: give --model",
                          "senna evaluate")
     named = a.task or (folder_task(Path(a.model)) if a.model else None)
-    if a.psg_beam is not None and not (a.model and named and get_task(named).tree):
+    if a.psg_beam is not None and not (a.model and named and get_known(named)
+                                          and get_task(named).tree):
         raise UsageError("--psg-beam is for a parser --model", "senna evaluate")
     if a.psg_beam is not None and a.psg_beam < 1:
         raise UsageError(f"--psg-beam must be at least 1, got {a.psg_beam}", "senna evaluate")
-    if named and get_task(named).tree:
-        from senna.syntax.score import format_brackets
-        sys.stdout.write(format_brackets(tree_scores(get_task(named), a.gold, a.model, a.pred,
-                                                     a.gold_inputs, a.out, a.psg_beam)))
-        if a.model:
-            from senna.io.checkpoint import read_config
-            from senna.runtime.parser import own_first_level, own_flattened
-            first = read_config(Path(a.model)).get("first_level")
-            whose = "parser's own" if own_first_level(a.model, first) else "shipped"
-            beam = a.psg_beam or BEAM
-            print(f"senna: parsed from {'the file' if a.gold_inputs else 'predicted'} POS tags"
-                  + ("" if a.gold_inputs else " (as at run time; --gold-inputs: the file's)")
-                  + (f", the first level keeping the phrases of the {whose} {first.upper()} "
-                     "tagger" if first else "")
-                  + "".join(f", {label} nodes put back by its own tagger"
-                            for label, _ in own_flattened(a.model))
-                  + f", {beam} partial parse{'s' if beam > 1 else ''} kept per sentence "
-                  "(--psg-beam)", file=sys.stderr)
-        return 0
+    if named and get_known(named) and get_task(named).tree:
+        return evaluate_trees(a, get_task(named))
     model, recorded = None, {}
     if a.model:
         from senna.runtime.ensemble import load_tagger
         model = load_tagger(a.model)      # one model, or an ensemble (its first member's
         recorded = model.saved.info       # record: the same data and settings)
         task = model_task(a.task, model, a.model)
-    elif a.task:
-        task = get_task(a.task)
     else:
-        raise UsageError("--task is needed with --pred (a model names its own)",
-                         "senna evaluate")
+        task = pred_task(a.task, a.format)
     settings = recorded.get("training", {}).get("config", {})
     fmt = a.format or settings.get("format") or \
         (LAYOUT + settings["columns"] if settings.get("columns") else task.fmt)
@@ -250,6 +357,8 @@ def main(argv: list[str]) -> int:
                          "senna evaluate")
     from senna.datasets import read_task_file
     gold = read_task_file(a.gold, fmt, task)
+    check_target(task, gold, a.gold, fmt)
+    task = own_scheme(task, gold, a.gold)
     names = list(gold[0].columns)
     if a.extra_columns:
         from senna.datasets import attach_columns
@@ -267,6 +376,7 @@ def main(argv: list[str]) -> int:
         print(f"{a.gold}: gold tags {why}", file=sys.stderr)
     _, report = score_predictions(task, gold, predicted, scheme)
     if a.out:
-        write_predictions(task, gold, predicted, fmt, scheme, names, a.gold, a.out)
+        written(a.out, lambda: write_predictions(task, gold, predicted, fmt, scheme, names,
+                                                 a.gold, a.out))
     sys.stdout.write(report.rstrip("\n") + "\n")
     return 0

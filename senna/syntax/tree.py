@@ -1,4 +1,4 @@
-"""A minimal immutable constituency tree, and its two text forms.
+r"""A minimal immutable constituency tree, and its two text forms.
 
 A `Tree` holds phrase nodes only: its leaves are word indices (ints), and words and POS
 tags live beside it in lists, as in every column file of the project.  Pre-terminals
@@ -9,8 +9,12 @@ Text forms:
 * the CoNLL parse column (`(TOP(S(NP*`, `*`, `*))`), one cell per word, where `*` stands
   for the word's pre-terminal (OntoNotes / CoNLL-2005 / CoNLL-2012);
 * a Penn Treebank bracket string `(TOP (S (NP (PRP He)) (VP (VBD left))))`.  Brackets in
-  words are written `-LRB-` / `-RRB-` (the PTB escapes) and read back as `(` / `)`; tags
-  and labels are kept as they are (`-LRB-` is the tag of `(`).
+  words are written `-LRB-` / `-RRB-` (the PTB escapes) and read back as `(` / `)`; what
+  else cannot stand in a leaf (a backslash, any whitespace such as the no-break space of
+  `10\u00a0000`) is written `\uXXXX`, and a word's own `-LRB-` as `\u002dLRB-`, so that
+  every word is one leaf and reads back as itself (`escape_word`, `unescape_word`; NLTK's
+  `Tree.fromstring` reads the string too).  Tags and labels are kept as they are (`-LRB-`
+  is the tag of `(`).
   A root with an empty label (`( (S ...))`, as in PTB files) reads as `TOP`; empty
   elements (`-NONE-` pre-terminals) are dropped with the phrases they leave empty.
 """
@@ -32,6 +36,13 @@ _FUNCTION_TAG = re.compile(r"(?<=.)[-=].*")
 MAX_DEPTH = 500   # brackets nested deeper are refused: the reader recurses once per bracket
 _ATOM = re.compile(r"[^\s()]+")
 _ESCAPES = (("(", "-LRB-"), (")", "-RRB-"))
+BRACKETS = {"(": "-LRB-", ")": "-RRB-"}
+# What a word's leaf cannot hold as it is: a bracket, a backslash (NLTK reads `\)` as an
+# escaped bracket), whitespace (it would split the leaf); and a hyphen that would start a
+# `-LRB-` or `-RRB-` read as a bracket.
+_UNSAFE = re.compile(r"[()\\]|\s|-(?=(?:LRB|RRB)[-()])")
+_ESCAPED = re.compile(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})|-LRB-|-RRB-")
+_UNBRACKETS = {v: k for k, v in BRACKETS.items()}
 
 
 class Tree(NamedTuple):
@@ -163,9 +174,35 @@ def _unescape(text: str) -> str:
     return text
 
 
+def _escape_char(match: re.Match) -> str:
+    c = match.group()
+    if c in BRACKETS:
+        return BRACKETS[c]
+    return f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+
+
+def _unescape_match(match: re.Match) -> str:
+    code = match.group(1) or match.group(2)
+    return chr(int(code, 16)) if code else _UNBRACKETS[match.group()]
+
+
+def escape_word(word: str) -> str:
+    """A word as one leaf of a bracket string: brackets as the Penn Treebank writes them
+    (`-LRB-`, `-RRB-`), a backslash, whitespace and a hyphen starting a word's own `-LRB-`
+    as `\\uXXXX`; `unescape_word` reads it back.  (The empty word, which no tokenizer
+    makes, is written `\\u`: a leaf cannot be empty.)"""
+    return _UNSAFE.sub(_escape_char, word) if word else "\\u"
+
+
+def unescape_word(leaf: str) -> str:
+    """The word of a bracket string's leaf (`escape_word`'s inverse; a PTB file's `-LRB-`
+    is `(`, and its other backslash escapes, such as `\\/`, are kept as they are)."""
+    return "" if leaf == "\\u" else _ESCAPED.sub(_unescape_match, leaf)
+
+
 def tree_to_brackets(tree: Tree, words: Sequence[str], tags: Sequence[str]) -> str:
     """One-line PTB bracket string of a tree with its words and POS tags (brackets in
-    either written -LRB- and -RRB-, as the Penn Treebank does)."""
+    either written -LRB- and -RRB-, as the Penn Treebank does; words by `escape_word`)."""
     if not len(words) == len(tags) == tree.end or tree.start != 0:
         raise ValueError(f"tree over words {tree.start}..{tree.end} does not fit "
                          f"{len(words)} words and {len(tags)} tags")
@@ -173,7 +210,7 @@ def tree_to_brackets(tree: Tree, words: Sequence[str], tags: Sequence[str]) -> s
     def text(unit: Tree | int) -> str:
         if isinstance(unit, Tree):
             return f"({unit.label} {' '.join(text(c) for c in unit.children)})"
-        return f"({_escape(tags[unit])} {_escape(words[unit])})"
+        return f"({_escape(tags[unit])} {escape_word(words[unit])})"
 
     bad = [x for x in [*map(_escape, tags), *(t.label for t in tree.nodes())]
            if not _ATOM.fullmatch(x)]
@@ -219,7 +256,7 @@ class _Reader:
             self.take(")")
             if label == NONE_TAG:
                 return None
-            self.words.append(_unescape(word))
+            self.words.append(unescape_word(word))
             self.tags.append(label)
             return len(self.words) - 1
         children = []

@@ -22,8 +22,15 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from senna.datasets import Data
-from senna.features import Featurizer, Gazetteer, GazetteerFeature, Lexicon, WordFeature
+from senna.datasets import Data, parse_spec
+from senna.features import (
+    Featurizer,
+    Gazetteer,
+    GazetteerFeature,
+    Lexicon,
+    WordFeature,
+    column_sources,
+)
 from senna.io.checkpoint import SavedModel, finish_model, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import (
@@ -78,6 +85,10 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     info = {"scheme": task.scheme, "source_scheme": file_scheme(task, train_sents),
             "language": cfg.language,
             "training": {"config": asdict(cfg), "command": command_line()}}
+    extra = {"pt0": cfg.extra_columns.split(",")[0]} if cfg.extra_columns else {}
+    sources = column_sources(specs, dict(parse_spec(cfg.predicted_columns)), cfg.train, extra)
+    if sources:   # where the columns it reads came from (senna.features.column_sources)
+        info["column_sources"] = sources
     if cfg.first_level:   # the runtime reads it (senna.runtime.parser)
         info["first_level"] = cfg.first_level
     if task.tree:   # what its dev scores are (senna.train.scoring.tree_score)
