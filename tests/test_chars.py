@@ -157,6 +157,7 @@ def test_a_chars_model_tags_the_same_after_forgetting(tmp_path, monkeypatch):
     config = json.loads(path.read_text())
     config["net"]["chars"][-1] = [5, 3]   # not what the feature says
     path.write_text(json.dumps(config))
+    (path.parent / "manifest.json").unlink()   # else its recorded size refuses it first
     from senna.io.checkpoint import ModelError
 
     with pytest.raises(ModelError, match="character settings"):
