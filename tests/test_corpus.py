@@ -346,3 +346,53 @@ def test_bad_options_exit_2(tmp_path, inputs, capsys, args, message):
     code, err = run_cli(capsys, *inputs, "--out", str(tmp_path / "out"), *args)
     assert code == 2 and message in err and err.count("\n") == 1, err
     assert err.endswith("(senna tag-corpus -h for help)\n") and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".xz", ".bz2"])
+def test_compressed_inputs_are_partitioned_by_decompressed_size(tmp_path, suffix):
+    """As the same text uncompressed: the same partitions, every line read once, so a
+    worker holds one partition of it, not the whole file."""
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}[suffix]
+    text = corpus_text(300) + "x" * 5000 + "\nlast line"
+    plain = tmp_path / "c.txt"
+    plain.write_text(text, encoding="utf-8")
+    packed = tmp_path / f"c.txt{suffix}"
+    with opener(packed, "wb") as f:
+        f.write(text.encode("utf-8"))
+    want = [(i + 1, line) for i, line in enumerate(text.split("\n"))]
+    for size in (1, 100, 4096, 1 << 20):
+        ours = plan(make_job([str(packed)], ["pos"], partition_bytes=size))
+        theirs = plan(make_job([str(plain)], ["pos"], partition_bytes=size))
+        assert [(p.start, p.first_line) for p in ours] == \
+            [(p.start, p.first_line) for p in theirs]
+        assert [item for p in ours for item in read_lines(p)] == want
+    assert len(plan(make_job([str(packed)], ["pos"], partition_bytes=1000))) > 5
+
+
+def test_an_input_named_twice_is_tagged_once(tmp_path, inputs):
+    link = tmp_path / "link.txt"
+    link.symlink_to(inputs[0])
+    hard = tmp_path / "hard.txt"
+    os.link(inputs[0], hard)
+    warned: list[str] = []
+    again = str(Path(inputs[0]).parent / "." / Path(inputs[0]).name)
+    job = make_job([inputs[0], inputs[1], inputs[0], again, str(link), str(hard)], TASKS,
+                   warn=warned.append)
+    assert [path for path, _, _ in job.inputs] == inputs
+    assert len(warned) == 4 and all(
+        w.endswith(f"named again (the same file as {inputs[0]}): tagged once") for w in warned)
+
+
+def test_a_data_error_is_one_line_without_dasks_failure_block(tmp_path):
+    pytest.importorskip("distributed")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "A b."}\n[1, 2]\n', encoding="utf-8")
+    run = subprocess.run(cli(str(bad), "--out", str(tmp_path / "out"), "--tasks", "pos",
+                             "--workers", "1", "--quiet"),
+                         capture_output=True, text=True, env=ENV, timeout=300)
+    assert run.returncode == 1
+    assert run.stderr.splitlines() == [f"senna: error: {bad}:2: no string field 'text'"]

@@ -17,7 +17,8 @@ DESCRIPTION = """\
 Tag many files into numbered output shards with Dask: part-NNNNN.jsonl / .conll / .conllu
 and a part-NNNNN.done record each, in DIR. Inputs: plain text (one document per non-blank
 line) or JSON lines with a text field (.jsonl/.ndjson, or --input-format); .gz/.bz2/.xz are
-read compressed (one partition per compressed file). Document ids are PATH:LINE, or the
+read compressed (cut into partitions by their decompressed size); an input named twice is
+tagged once. Document ids are PATH:LINE, or the
 JSON lines' --id-field. Rerun the same command to resume a killed job: verified shards are
 skipped, the rest redone. Shards in name order hold the documents in input order."""
 

@@ -1,11 +1,12 @@
 """Corpus-scale tagging on Dask: many input files -> numbered output shards.
 
 Planning (in the client): each input is cut into partitions of about `partition_bytes`
-bytes at line starts (a compressed file, which cannot be cut without reading it, is one
-partition), numbered in input order.  Each partition becomes one Dask task, which reads its
-lines, tags them through `Tagger.pipe` with the tagger its worker loaded once (a worker
-plugin), and writes `part-NNNNN.<fmt>` shards plus a `part-NNNNN.done` record holding each
-shard's size and SHA-256.
+bytes at line starts (a compressed file by its decompressed size: planning reads it
+through once, and each partition's worker decompresses it up to its partition, which costs
+time, not memory), numbered in input order; a file named twice is tagged once.  Each
+partition becomes one Dask task, which reads its lines, tags them through `Tagger.pipe`
+with the tagger its worker loaded once (a worker plugin), and writes `part-NNNNN.<fmt>`
+shards plus a `part-NNNNN.done` record holding each shard's size and SHA-256.
 
 Why this survives a killed job: shards are written to temporary names and renamed, and the
 `.done` record is written last, also by rename; a rerun with the same job (`job.json`)
@@ -200,13 +201,20 @@ def make_job(inputs: Sequence[str], tasks: Sequence[str],
              warn: Callable[[str], None] = _warn, **options) -> Job:
     """A job over existing input files: BadOption for an option that cannot be (checked
     first), ValueError for a missing or unreadable input.  Binary inputs are left out,
-    each with a `warn` call naming it."""
+    each with a `warn` call naming it, and so is a file named again (by the same path, a
+    link or another spelling of it): its documents would be tagged twice."""
     job = job_options(tasks, **options)
     if not inputs:
         raise ValueError("no input files")
-    found = []
+    found: list[tuple[str, int, int]] = []
+    seen: dict[tuple[int, int], str] = {}
     for path in inputs:
         st = regular_file(path)
+        real = (st.st_dev, st.st_ino)   # one file, whatever path, link or hard link names it
+        if real in seen:
+            warn(f"{path}: named again (the same file as {seen[real]}): tagged once")
+            continue
+        seen[real] = str(path)
         reason = sniff(path)
         if reason is not None:
             warn(f"{path}: skipped, a binary file ({reason} in its first "
@@ -223,7 +231,7 @@ def plan(job: Job) -> list[Part]:
     parts: list[Part] = []
     for path, size, _ in job.inputs:
         if Path(path).suffix in COMPRESSED:
-            parts.append(Part(len(parts), path, 0, None, 1))
+            parts += compressed_parts(path, job.partition_bytes, len(parts))
             continue
         with open(path, "rb") as f:
             starts = [0]
@@ -242,17 +250,58 @@ def plan(job: Job) -> list[Part]:
     return parts
 
 
+def compressed_parts(path: str, size: int, first: int) -> list[Part]:
+    """Partitions of a compressed file by its decompressed size: offsets and line numbers
+    in the decompressed text, found by reading it through once in pieces (memory bounded
+    whatever the file's size).  A worker decompresses its partition's file up to the
+    partition's start, so each costs decompression time, not memory, for what lies
+    before it."""
+    parts: list[Part] = []
+    try:
+        with COMPRESSED[Path(path).suffix](path, "rb") as f:
+            start = offset = 0
+            line = first_line = 1
+            while chunk := f.read(1 << 20):
+                cut = start + size - offset   # the boundary inside this chunk, if any
+                while cut <= len(chunk):   # (cut <= 0: the boundary's line began before)
+                    newline = chunk.find(b"\n", max(cut - 1, 0))
+                    if newline < 0:
+                        break
+                    end = offset + newline + 1
+                    line_at = line + chunk.count(b"\n", 0, newline + 1)
+                    parts.append(Part(first + len(parts), path, start, end, first_line))
+                    start, first_line = end, line_at
+                    cut = start + size - offset
+                line += chunk.count(b"\n")
+                offset += len(chunk)
+    except (OSError, EOFError, lzma.LZMAError) as e:
+        raise ValueError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+    if start < offset or not parts:
+        parts.append(Part(first + len(parts), path, start, None, first_line))
+    return parts
+
+
+def _decompressed(part: Part) -> bytes:
+    """A compressed file's partition, decompressed: what lies before it is read and
+    dropped in pieces."""
+    with COMPRESSED[Path(part.path).suffix](part.path, "rb") as f:
+        left = part.start
+        while left > 0:
+            skipped = len(f.read(min(left, 1 << 20)))
+            if not skipped:
+                break
+            left -= skipped
+        return f.read(part.end - part.start) if part.end is not None else f.read()
+
+
 def read_lines(part: Part) -> Iterator[tuple[int, str]]:
     """(line number, line) of a partition; invalid UTF-8 is replaced."""
-    opener = COMPRESSED.get(Path(part.path).suffix)
-    if opener is not None:
-        with opener(part.path, "rt", encoding="utf-8", errors="replace", newline="\n") as f:
-            for n, line in enumerate(f, part.first_line):
-                yield n, line.rstrip("\r\n")
-        return
-    with open(part.path, "rb") as f:
-        f.seek(part.start)
-        data = f.read(part.end - part.start) if part.end is not None else f.read()
+    if Path(part.path).suffix in COMPRESSED:
+        data = _decompressed(part)
+    else:
+        with open(part.path, "rb") as f:
+            f.seek(part.start)
+            data = f.read(part.end - part.start) if part.end is not None else f.read()
     lines = data.decode("utf-8", errors="replace").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -369,6 +418,23 @@ def tag_partition(part: Part, out: str, job: Job, tagger=None) -> Summary:
     return summary
 
 
+@dataclass(frozen=True)
+class PartFailed:
+    """What a partition's task returns instead of raising a data or file error (a bad
+    JSON line, a full disk): raised, Dask would log its "Compute Failed" block with a
+    traceback before the one line that says what is wrong."""
+
+    message: str
+
+
+def tag_task(part: Part, out: str, job: Job) -> Summary | PartFailed:
+    """The Dask task of one partition: `tag_partition`, its expected errors returned."""
+    try:
+        return tag_partition(part, out, job)
+    except (ValueError, OSError) as e:
+        return PartFailed(str(e))
+
+
 def prepare_output(out: Path, job: Job) -> None:
     """Create `out` with this job's `job.json`, or check that it holds the same job (and
     drop temporary files a killed job left)."""
@@ -468,10 +534,14 @@ def tag_parts(job: Job, out: Path, client, progress: bool = True) -> Summary:
         from tqdm import tqdm
 
         client.register_plugin(LoadTagger(job.model_dir, job.tasks), name=PLUGIN)
-        futures = client.map(tag_partition, todo, out=str(out), job=job, pure=False)
+        futures = client.map(tag_task, todo, out=str(out), job=job, pure=False)
         for future in tqdm(as_completed(futures), total=len(todo), unit=" partitions",
                            disable=not progress):
-            total.add(future.result())
+            result = future.result()
+            if isinstance(result, PartFailed):
+                client.cancel(futures)
+                raise ValueError(result.message)
+            total.add(result)
     total.seconds = time.perf_counter() - started
     total.files.sort()
     return total
