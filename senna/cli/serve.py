@@ -75,7 +75,10 @@ def main(argv: list[str]) -> int:
         raise UsageError("--max-body, --max-tokens, --max-roles, --max-pending, the "
                          "client and connection limits and the timeouts must be positive, "
                          "--refusal-delay 0 or more, --port in 0..65535", "senna serve")
-    try:
+    try:   # the extra itself, before any model loads (senna.serve may be imported already)
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+
         from senna.serve.app import create_app
         from senna.serve.server import run
     except ImportError as e:   # pragma: no cover - depends on the installation
