@@ -454,3 +454,24 @@ def test_a_trees_root_and_decorations_read_one_way(tmp_path, text) -> None:
 def test_bad_tree_files_name_the_line(tmp_path, text, line, what) -> None:
     err = _error(read_trees, _write(tmp_path, text))
     assert err.line == line and what in str(err)
+
+
+def test_a_line_beyond_the_limit_is_refused_at_its_line(tmp_path, monkeypatch):
+    """A file without line breaks (/dev/zero, a binary file) is refused after MAX_LINE
+    bytes, read in pieces, not held whole; the error names the line, however the pieces
+    fall; UTF-8 errors still name their line."""
+    from senna.io import lines as lines_module
+
+    monkeypatch.setattr(lines_module, "MAX_LINE", 100)
+    monkeypatch.setattr(lines_module, "_PIECE", 64)
+    path = tmp_path / "data.txt"
+    path.write_bytes(b"a\tB-X\n\nb\tO\n" + b"x" * 500 + b"\nc\tO\n")
+    with pytest.raises(DataFormatError, match="line longer than 100 bytes") as err:
+        lines_module.read_lines(path)
+    assert err.value.line == 4
+    path.write_bytes(b"a\tO\n" * 50 + b"b\t\xff\n")
+    with pytest.raises(DataFormatError, match="invalid UTF-8") as err:
+        lines_module.read_lines(path)
+    assert err.value.line == 51
+    path.write_bytes(b"a\tO\n" * 50)
+    assert lines_module.read_lines(path) == ["a\tO"] * 50 + [""]

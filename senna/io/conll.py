@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import codecs
 import math
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from senna.document import Sentence
+from senna.io.lines import DataFormatError, PathLike, read_lines
 from senna.syntax.levels import BELOW, level_features, normalise, tree_to_levels
 from senna.syntax.tree import (
     NESTING,
@@ -38,7 +38,6 @@ from senna.syntax.tree import (
 )
 from senna.tasks import LAYOUT, SKIP, layout_columns
 
-PathLike = str | os.PathLike[str]
 DOCSTART = "-DOCSTART-"
 CONLLU_COLUMNS = ("lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 
@@ -46,89 +45,6 @@ _ARG_CELL = re.compile(r"(?:\([^()*\s]+)*\*\)*")  # '(ARG0*', '*)', '(V*)'
 
 Row = list[str]
 Block = tuple[int, list[int], list[Row]]  # (doc index, line numbers, split rows)
-
-
-class DataFormatError(ValueError):
-    """A data file is malformed; the message reads ``path:line: what (expected …, got …)``."""
-
-    def __init__(self, what: str, path: PathLike | None = None, line: int | None = None) -> None:
-        self.what = what
-        self.path = None if path is None else os.fspath(path)
-        self.line = line
-        if self.path is None:
-            message = what
-        elif line is None:
-            message = f"{self.path}: {what}"
-        else:
-            message = f"{self.path}:{line}: {what}"
-        super().__init__(message)
-
-
-# --------------------------------------------------------------------------- low-level reading
-
-
-# The longest line a data file may hold, and the pieces it is read in: a file without line
-# breaks (/dev/zero, a stream gone wrong) is refused after reading that much, instead of
-# being held whole in memory.
-MAX_LINE = 1 << 20
-_PIECE = 1 << 20
-
-
-def _read_lines(path: PathLike) -> list[str]:
-    """Read a whole file as UTF-8 lines, in pieces of `_PIECE` bytes; a line longer than
-    MAX_LINE bytes is an error naming it."""
-    try:
-        with open(path, "rb") as f:
-            return _lines_of(f, path)
-    except OSError as err:
-        reason = err.strerror or str(err)
-        raise DataFormatError(
-            f"cannot read file (expected a readable file, got {type(err).__name__}: {reason})",
-            path,
-        ) from None
-
-
-def _lines_of(f, path: PathLike) -> list[str]:
-    """The UTF-8 lines of an open binary file (`_read_lines`)."""
-    texts: list[str] = []
-    rest, before, first = b"", 0, True        # before: line breaks in the pieces read
-    while True:
-        piece = f.read(_PIECE)
-        if first and piece.startswith(codecs.BOM_UTF8):
-            piece = piece[len(codecs.BOM_UTF8) :]
-        first = False
-        end = piece.rfind(b"\n") + 1
-        whole, rest = (rest + piece[:end], piece[end:]) if end else (b"", rest + piece)
-        if whole:
-            lines = whole.split(b"\n")
-            if max(map(len, lines)) > MAX_LINE:
-                k = next(k for k, line in enumerate(lines) if len(line) > MAX_LINE)
-                raise _too_long(path, before + k + 1)
-            texts.append(_decoded(whole, path, before))
-            before += len(lines) - 1
-        if len(rest) > MAX_LINE:
-            raise _too_long(path, before + 1)
-        if not piece:
-            break
-    texts.append(_decoded(rest, path, before))
-    return "".join(texts).split("\n")  # not splitlines(): it also breaks on \x1c, \x85 ...
-
-
-def _too_long(path: PathLike, line: int) -> DataFormatError:
-    return DataFormatError(f"line longer than {MAX_LINE} bytes (expected lines of at most "
-                           f"{MAX_LINE // (1 << 20)} MiB: is this a text file with line "
-                           "breaks?)", path, line)
-
-
-def _decoded(data: bytes, path: PathLike, before: int) -> str:
-    """UTF-8 bytes as text; an error names the line of the first bad byte."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = before + data.count(b"\n", 0, err.start) + 1
-        raise DataFormatError(
-            f"invalid UTF-8 (expected UTF-8 text, got byte {data[err.start]:#04x})", path, line
-        ) from None
 
 
 def _split(line: str, sep: str | None) -> Row:
@@ -229,7 +145,7 @@ def read_columns(
     path: PathLike, names: Sequence[str], sep: str | None = None, docstart: bool = False
 ) -> list[Sentence]:
     """Read ``WORD col1 … colN`` lines; ``sep=None`` splits on any whitespace."""
-    return _parse_columns(path, _read_lines(path), tuple(names), sep, docstart)
+    return _parse_columns(path, read_lines(path), tuple(names), sep, docstart)
 
 
 def read_conll2000(path: PathLike) -> list[Sentence]:
@@ -244,7 +160,7 @@ def read_conll2003(path: PathLike) -> list[Sentence]:
 
 def read_conll2002(path: PathLike) -> list[Sentence]:
     """CoNLL-2002 NER: Spanish ``WORD NER`` or Dutch ``WORD POS NER`` (told apart by width)."""
-    lines = _read_lines(path)
+    lines = read_lines(path)
     for num, raw in enumerate(lines, 1):
         fields = raw.split()
         if not fields or fields[0] == DOCSTART:
@@ -302,7 +218,7 @@ def _conllu_sentence(path: PathLike, nums: list[int], rows: list[Row]) -> Senten
 
 def read_conllu(path: PathLike) -> list[Sentence]:
     """CoNLL-U: FORM becomes the word; LEMMA … MISC become columns; ``#`` comments skipped."""
-    lines = _read_lines(path)
+    lines = read_lines(path)
     out: list[Sentence] = []
     for doc, nums, rows in _iter_blocks(path, lines, "\t", comments=True):
         sentence = _conllu_sentence(path, nums, rows)
@@ -382,7 +298,7 @@ def _srl_sentence(path: PathLike, nums: list[int], rows: list[Row]) -> Sentence:
 
 def read_srl(path: PathLike) -> list[Sentence]:
     """CoNLL-2005 SRL ``WORD POS PARSE PRED ARGS1..ARGSn``, tab separated."""
-    lines = _read_lines(path)
+    lines = read_lines(path)
     out = [_srl_sentence(path, nums, rows) for _doc, nums, rows in _iter_blocks(path, lines, "\t")]
     for doc, sentence in enumerate(out):
         sentence.doc = doc
@@ -409,7 +325,7 @@ def _gold_conll_sentence(path: PathLike, nums: list[int], rows: list[Row]) -> Se
 def read_gold_conll(path: PathLike) -> list[Sentence]:
     """OntoNotes ``.gold_conll`` (``DOC SENT TOK WORD POS PARSE …``, tab separated): the
     words with columns ``pos`` and ``parse`` (the gold tree, CoNLL parse cells)."""
-    lines = _read_lines(path)
+    lines = read_lines(path)
     out = [_gold_conll_sentence(path, nums, rows)
            for _doc, nums, rows in _iter_blocks(path, lines, "\t")]
     if not out:
@@ -436,7 +352,7 @@ def read_trees(path: PathLike) -> list[Sentence]:
     leave empty, and function tags cut from the labels; a root labelled `ROOT`, `TOP` or
     nothing becomes `TOP`, any other is put under one.  Lines starting `*x*` between trees
     (the copyright banner of the Penn Treebank's `.mrg` files) are skipped."""
-    lines = _read_lines(path)
+    lines = read_lines(path)
     out: list[Sentence] = []
     depth, first, parts = 0, 0, []
     for num, line in enumerate(lines, 1):
@@ -564,7 +480,7 @@ def read_layout(path: PathLike, spec: str) -> list[Sentence]:
     token per line, blank lines between sentences, ``-DOCSTART-`` lines between documents;
     a line with fewer or more columns than the layout is an error naming it."""
     names = layout_columns(spec)
-    lines = _read_lines(path)
+    lines = read_lines(path)
     out: list[Sentence] = []
     for doc, nums, rows in _iter_blocks(path, lines, None, docstart=True):
         for num, row in zip(nums, rows, strict=True):
