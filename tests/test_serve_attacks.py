@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -159,11 +158,9 @@ def test_one_clients_requests_wait_behind_its_own_not_others(tagger, monkeypatch
         assert entered.wait(30)
         ask("Second", "127.0.0.2")
         ask("Third", "127.0.0.2")
-        wait_until(lambda: health(port)["pending"] == 3, 10)
-        time.sleep(0.3)   # tokenised and queued (a few milliseconds)
+        wait_until(lambda: health(port)["tagged"]["queued"] == 2, 10)   # tokenised, queued
         ask("Other", "127.0.0.3")
-        wait_until(lambda: health(port)["pending"] == 4, 10)
-        time.sleep(0.3)
+        wait_until(lambda: health(port)["tagged"]["queued"] == 3, 10)
         gate.set()
         for t in threads:
             t.join(30)

@@ -157,6 +157,12 @@ class Lane:
             self.taggers[tasks] = Tagger(pipe, self.loaded.tagset, self.loaded.threads)
         return self.taggers[tasks]
 
+    @property
+    def queued(self) -> int:
+        """Requests waiting for their turn in this lane."""
+        with self.cond:
+            return sum(map(len, self.queues.values()))
+
     def submit(self, job: Job) -> None:
         with self.cond:
             self.queues.setdefault(job.client, deque()).append(job)
@@ -260,8 +266,10 @@ class Tagging:
 
     @property
     def stats(self) -> dict[str, int]:
-        """Requests tagged, batches, requests stopped past their deadline (/health)."""
-        return {k: self.small.stats[k] + self.large.stats[k] for k in self.small.stats}
+        """Requests tagged, batches, requests stopped past their deadline, requests
+        waiting for their turn (/health)."""
+        return {**{k: self.small.stats[k] + self.large.stats[k] for k in self.small.stats},
+                "queued": self.small.queued + self.large.queued}
 
     def submit(self, job: Job) -> None:
         small = (job.size <= self.limits.small_tokens and job.cost <= self.limits.small_cost
