@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
+from senna.document import Sentence
 from senna.io.conll import (
     DOCSTART,
     TREE_FORMATS,
@@ -27,11 +28,13 @@ from senna.tags import (
     PREFIXES,
     SHOWN,
     SchemeError,
+    clip_brackets,
     scheme_evidence,
     split_tag,
     violations,
 )
 from senna.tasks import TaskSpec, declare, get_task, with_scheme
+from senna.text.pieces import MAX_WORDS, piece_bounds
 
 
 def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
@@ -48,6 +51,10 @@ def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:
 # target column -> how a tree (its CoNLL parse cells) gives it: a task whose tags a tree
 # defines trains and is scored on a file of trees (`--format trees` or `gold_conll`)
 TREE_TARGETS = {"pt0": leaf_phrases}
+
+# Training sentences longer than this are cut into pieces as tagging cuts them (`cut_long`);
+# above MAX_WORDS, so that the few long sentences of real treebanks train whole.
+LONGEST_TRAINING = 4 * MAX_WORDS
 
 
 def read_task_file(path: str, fmt: str, task: TaskSpec) -> list:
@@ -96,7 +103,7 @@ class Data:
     task: TaskSpec
     train: list
     dev: list
-    scheme_note: str = ""
+    note: str = ""
 
 
 def read_data(cfg) -> Data:
@@ -109,8 +116,18 @@ def read_data(cfg) -> Data:
     fmt = reader_format(cfg, task)
     train, dev = load_splits(cfg, task)
     declared = getattr(cfg, "scheme", "")
-    if task.source_scheme and (not declared or declared == "tags"):
-        return Data(task, train, dev)   # a built-in task on its own files, or labels
+    notes = []
+    if not task.source_scheme or declared not in ("", "tags"):
+        task, notes = _checked_scheme(cfg, task, fmt, train, dev)
+    train, cut = cut_long(train, task, cfg.train)
+    return Data(task, train, dev, "\n".join(notes + [cut] if cut else notes))
+
+
+def _checked_scheme(cfg, task: TaskSpec, fmt: str, train: list, dev: list
+                    ) -> tuple[TaskSpec, list[str]]:
+    """The task with the scheme its training file shows (or declares), every tag of both
+    files checked against it; -> (task, notes on stderr)."""
+    declared = getattr(cfg, "scheme", "")
     _target_column(train, task, cfg.train, fmt)
     try:
         evidence = scheme_evidence([s.columns[task.target] for s in train])
@@ -133,7 +150,42 @@ def read_data(cfg) -> Data:
         stray = _check_sequences(sentences, task, path, fmt, first)
         if stray:
             notes.append(f"{task.name}: {path}: {stray}")
-    return Data(task, train, dev, "\n".join(notes))
+    return task, notes
+
+
+def cut_long(sentences: list, task: TaskSpec, path: str) -> tuple[list, str]:
+    """Training sentences over LONGEST_TRAINING words cut into pieces of at most MAX_WORDS,
+    as tagging cuts them (senna.text.pieces); -> (sentences, a note, "" if none was cut).
+    Such a sentence is most often a file that lost its blank lines: trained whole it is one
+    update in a whole epoch, and SRL's cost grows with its square.  Trees cannot be cut."""
+    long = [i for i, s in enumerate(sentences) if len(s.words) > LONGEST_TRAINING]
+    if not long:
+        return sentences, ""
+    if task.tree:
+        raise DataFormatError(f"a tree of {len(sentences[long[0]].words):,} words, over the "
+                              f"{LONGEST_TRAINING:,} a training tree may have (did the file "
+                              "lose its blank lines?)", path)
+    out = []
+    for s in sentences:
+        out.extend(_pieces(s) if len(s.words) > LONGEST_TRAINING else [s])
+    return out, (f"{task.name}: {path}: {len(long):,} sentence(s) over {LONGEST_TRAINING:,} "
+                 f"words cut into {len(out) - len(sentences) + len(long):,} pieces of at "
+                 f"most {MAX_WORDS} words, as tagging cuts them (did the file lose its "
+                 "blank lines?)")
+
+
+def _pieces(s: Sentence) -> list[Sentence]:
+    """A sentence's pieces (`piece_bounds`): columns sliced, brackets of trees and of each
+    predicate's roles clipped, each predicate with its piece."""
+    out = []
+    for lo, hi in piece_bounds(s.words):
+        columns = {k: clip_brackets(v, lo, hi) if k in (TREE, GOLD_TREE) else list(v[lo:hi])
+                   for k, v in s.columns.items()}
+        kept = [(p - lo, clip_brackets(r, lo, hi))
+                for p, r in zip(s.predicates, s.roles, strict=True) if lo <= p < hi]
+        out.append(Sentence(s.words[lo:hi], columns, [p for p, _ in kept],
+                            [r for _, r in kept], s.doc, list(s.tokens[lo:hi]), s.source))
+    return out
 
 
 def _check_sequences(sentences: list, task: TaskSpec, path: str, fmt: str, first: int) -> str:

@@ -461,6 +461,19 @@ def spans_to_brackets(spans: Iterable[Span], length: int) -> list[str]:
     return column
 
 
+def clip_brackets(column: Sequence[str], start: int, end: int) -> list[str]:
+    """Cells [start, end) of a bracket column, a proposition's or a tree's (nested
+    brackets, e.g. "(S(NP*"), each bracket that crosses the cut clipped to the piece: how a
+    sentence too long to train on whole is cut (senna.datasets.cut_long)."""
+    opens = [""] * (end - start)
+    closes = [0] * (end - start)
+    for label, s, e in brackets_to_spans(column):
+        if s < end and e > start:
+            opens[max(s, start) - start] += f"({label}"
+            closes[min(e, end) - 1 - start] += 1
+    return [f"{o}*{')' * c}" for o, c in zip(opens, closes, strict=True)]
+
+
 def brackets_to_tags(column: Sequence[str], scheme: str = "iobes") -> list[str]:
     """Bracket column -> per-token tags in `scheme` (how SRL targets are trained)."""
     return spans_to_tags(brackets_to_spans(column), len(column), scheme)

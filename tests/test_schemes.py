@@ -64,9 +64,9 @@ def test_training_reads_a_slip_as_its_scheme_and_names_its_line(tmp_path):
     where = iob2_file(data, 200, {150: "I-LOC"})
     read = read_data(settings(data))
     assert read.task.source_scheme == "iob2"
-    assert f"tags of {data} read as IOB2" in read.scheme_note
+    assert f"tags of {data} read as IOB2" in read.note
     assert re.search(rf"1 tag of [0-9]+ not fitting IOB2 where it stands, read as it reads "
-                     rf"them: line {where[150]}$", read.scheme_note), read.scheme_note
+                     rf"them: line {where[150]}$", read.note), read.note
 
 
 @pytest.mark.parametrize("stray", ["L-PER", "I-LOC"])

@@ -235,8 +235,8 @@ class Member:
         net.to(training_device(cfg.device))   # built on the CPU: the same initial weights
         dev_examples = make_examples(spec, data.dev, saved.featurizer)
         tqdm.write(start_summary(key or spec.name, saved, (data.train, data.dev), dev_examples))
-        if data.scheme_note:
-            tqdm.write(data.scheme_note)
+        if data.note:
+            tqdm.write(data.note)
         return cls(spec, cfg, net, saved, data.dev,
                    training_examples(cfg, spec, data.train, saved), dev_examples, key=key)
 
