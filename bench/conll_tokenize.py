@@ -29,7 +29,8 @@ from pathlib import Path
 if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path: this checkout's senna)
 
-from senna.io.conll import DataFormatError, read_dataset
+from senna.io.formats import read_dataset
+from senna.io.lines import DataFormatError
 from senna.text.tokenize import LANGUAGES, tokenize
 
 Span = tuple[int, int]

@@ -27,7 +27,8 @@ WORDS = "John Smith flew to Paris on Monday . The cat sat on the mat . Mary met 
 
 CHILD = """
 import json, resource, sys, time
-from senna.integrations.corpus import Part, documents, make_job, plan, tag_partition
+from senna.integrations.corpus import Part, documents, make_job, plan
+from senna.integrations.corpus_dask import tag_partition
 path, whole, tag, out = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1", sys.argv[4]
 job = make_job([path], ["pos"], formats=("jsonl",))
 parts = plan(job)

@@ -59,7 +59,8 @@ def single(path: Path, tasks: list[str]) -> int:
 
 
 def dask_job(path: Path, tasks: list[str], workers: int, parts: int) -> int:
-    from senna.integrations.corpus import dask_client, make_job, run_job
+    from senna.integrations.corpus import make_job
+    from senna.integrations.corpus_dask import dask_client, run_job
 
     out = Path(tempfile.mkdtemp(prefix="senna-bench-"))
     try:

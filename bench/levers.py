@@ -100,7 +100,7 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 SPEED = """
 import json, sys, time
 from senna.datasets import load_splits
-from senna.features import CharsFeature
+from senna.features.kinds import CharsFeature
 from senna.runtime.model import TaskModel
 from senna.tasks import get_task
 from senna.train.config import TrainConfig

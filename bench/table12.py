@@ -25,7 +25,7 @@ if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
 
 from senna.datasets import recorded_dev_set, tag_column
-from senna.features import LevelFeature
+from senna.features.kinds import LevelFeature
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from senna.datasets import model_config, rebase, recorded_dev_set
-from senna.features import WordFeature
+from senna.datasets import model_config, rebase, recorded_dev_set, split_train_dev
+from senna.features.kinds import WordFeature
 from senna.io.checkpoint import base_table, load_model, save_model
-from senna.io.conll import read_dataset, split_train_dev
+from senna.io.formats import read_dataset
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import gold_tags, score_predictions

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from senna.io.conll import read_treebank
+from senna.io.treebank import read_treebank
 from senna.syntax.levels import GOLD_TREE, flattened_spans
 from senna.syntax.tree import conll_to_tree
 from senna.tags import spans_to_tags

@@ -4,21 +4,18 @@ evaluation, regression tests and benchmarks rebuild a model's dev set from its c
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from senna.document import Sentence
-from senna.io.conll import (
-    DOCSTART,
-    TREE_FORMATS,
-    DataFormatError,
-    bracketed,
-    read_dataset,
-    read_pt0,
-    split_train_dev,
-)
+from senna.io.conll import DOCSTART, read_pt0
+from senna.io.formats import TREE_FORMATS, read_dataset
+from senna.io.lines import DataFormatError
+from senna.io.treebank import bracketed
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
@@ -35,6 +32,26 @@ from senna.tags import (
 )
 from senna.tasks import TaskSpec, declare, get_task, with_scheme
 from senna.text.pieces import MAX_WORDS, piece_bounds
+
+
+def split_train_dev(sentences: Iterable, dev_fraction: float = 0.1,
+                    starts: Callable[[Any], bool] | None = None) -> tuple[list, list]:
+    """Deterministic split: the last ``dev_fraction`` of sentences (rounded down) become dev.
+
+    At least one dev sentence is kept when ``dev_fraction > 0`` and there are two or more.
+    ``starts``: which items may open the dev part (a tree's level 0, so that no tree has
+    levels on both sides); the cut moves back to the nearest such item.
+    """
+    if not 0.0 <= dev_fraction < 1.0:
+        raise ValueError(f"dev_fraction must be in [0, 1), got {dev_fraction}")
+    items = list(sentences)
+    n_dev = math.floor(round(len(items) * dev_fraction, 9))
+    if dev_fraction > 0 and n_dev == 0 and len(items) >= 2:
+        n_dev = 1
+    cut = len(items) - n_dev
+    if starts is not None and n_dev:
+        cut = next((i for i in range(cut, 0, -1) if starts(items[i])), cut)
+    return items[:cut], items[cut:]
 
 
 def attach_columns(sentences: list, path: str, name: str = "pt0") -> None:

@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from itertools import chain
 
-from senna import features as F
-from senna.features import FeatureSpec
+from senna.features import specs as F
+from senna.features.specs import FeatureSpec
 from senna.syntax.levels import BELOW
 
 

@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from senna.features import FeatureSpec, Featurizer
+from senna.features.featurizer import Featurizer
+from senna.features.specs import FeatureSpec
 from senna.io.checkpoint import SavedModel, load_model, save_model
 from senna.nn.config import NetConfig
 from senna.runtime import kernels
@@ -232,7 +233,7 @@ def assert_parser_runtime_is_network(model_dir: Path) -> None:
     (needs the train extra)."""
     import torch
 
-    from senna.io.conll import read_dataset
+    from senna.io.formats import read_dataset
     from senna.runtime.parser import ParserModel
     from senna.tasks import get_task
     from senna.train.data import batches, make_examples

@@ -182,7 +182,7 @@ def test_fold_models_are_keyed_by_the_contents_of_the_embeddings(tmp_path):
 
 
 def test_a_preset_takes_an_earlier_tasks_column_and_no_later_one():
-    from senna.features import column
+    from senna.features.specs import column
     from senna.tasks import get_task
 
     specs = get_task("srl").features("pos-pt0+chunk:10")
@@ -238,7 +238,7 @@ def test_a_column_without_gold_is_predicted_in_training_and_by_the_pipeline(tmp_
 def test_a_model_trained_on_other_text_needs_no_folds(data_dir, monkeypatch):
     """The WSJ CHUNK tagger never saw EWT sentences, the EWT POS tagger did: only the
     second calls for a jackknife."""
-    from senna.io.conll import read_dataset
+    from senna.io.formats import read_dataset
     from senna.train.folds import trained_on
 
     for task in ("chunk", "pos"):

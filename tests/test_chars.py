@@ -1,4 +1,4 @@
-"""Character-level word vectors (senna.features.CharsFeature, senna.nn.chars,
+"""Character-level word vectors (senna.features.kinds.CharsFeature, senna.nn.chars,
 senna.runtime.chars): spellings, the NumPy convolution against PyTorch's, the run-time table
 that computes each spelling once, presets with additions, and sharing in joint training.
 The runtime/training agreement of whole chars models is in test_train.py and below."""
@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from conftest import FIX
 
-from senna import features as F
-from senna.features import Featurizer, Spellings
+from senna.features import specs as F
+from senna.features.featurizer import Featurizer
+from senna.features.kinds import Spellings
 from senna.runtime import chars as runtime_chars
 from senna.runtime.kernels import char_vectors
 from senna.tasks import get_task
@@ -137,7 +138,7 @@ def test_runtime_table_computes_each_spelling_once_and_forgets_when_full(monkeyp
 @pytest.mark.slow
 def test_a_chars_model_tags_the_same_after_forgetting(tmp_path, monkeypatch):
     pytest.importorskip("torch")
-    from senna.io.conll import read_dataset
+    from senna.io.formats import read_dataset
     from senna.runtime.model import TaskModel
     from senna.train.config import TrainConfig
     from senna.train.loop import train

@@ -1,4 +1,4 @@
-"""Word clusters (senna.lm.clusters, senna.features.ClusterFeature): the lexicon's file and
+"""Word clusters (senna.lm.clusters, senna.features.kinds.ClusterFeature): the lexicon's file and
 keys, the feature's ids, k-means, the tokenised text, and refusals of what cannot work."""
 
 import shutil
@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from conftest import FIX
 
-from senna import features as F
-from senna.features import ClusterFeature, Featurizer, Lexicon, cluster_key
+from senna.features import specs as F
+from senna.features.featurizer import Featurizer
+from senna.features.kinds import ClusterFeature
+from senna.features.lexicons import Lexicon, cluster_key
 from senna.io.checkpoint import ModelError, load_model
 from senna.lm.clusters import kmeans, tokenise
 from senna.tasks import get_task

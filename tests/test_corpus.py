@@ -17,17 +17,13 @@ import pytest
 from conftest import ROOT
 
 import senna
-from senna.integrations.corpus import (
-    documents,
+from senna.integrations.corpus import documents, make_job, plan, read_lines
+from senna.integrations.corpus_dask import run_job, tag_partition
+from senna.integrations.corpus_shards import (
     exclusive,
     format_shard,
-    make_job,
     output_dir,
-    plan,
     prepare_output,
-    read_lines,
-    run_job,
-    tag_partition,
     verified,
 )
 from senna.io.output import OutputOptions

@@ -11,7 +11,7 @@ from conftest import FIX
 torch = pytest.importorskip("torch")
 
 from senna.io.checkpoint import load_model  # noqa: E402
-from senna.io.conll import read_dataset  # noqa: E402
+from senna.io.formats import read_dataset  # noqa: E402
 from senna.nn.networks import bind_spellings  # noqa: E402
 from senna.runtime.ensemble import EnsembleModel, load_tagger  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
@@ -104,7 +104,7 @@ def test_pipeline_tags_with_an_ensemble(ensemble, tmp_path):
 @pytest.mark.slow
 def test_evaluate_scores_an_ensemble_as_training_does(ensemble, capsys):
     from senna.cli.evaluate import main
-    from senna.io.conll import read_dataset
+    from senna.io.formats import read_dataset
     from senna.tasks import get_task
     from senna.train.ensemble import score
 

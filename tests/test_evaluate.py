@@ -217,7 +217,8 @@ def _iob2_without_documents(tmp_path):
     training and a dev file."""
     from conftest import FIX
 
-    from senna.io.conll import read_conll2003, write_columns
+    from senna.io.conll import read_conll2003
+    from senna.io.conll_write import write_columns
     from senna.tags import convert
 
     sents = read_conll2003(FIX / "ner_small.conll")
@@ -269,7 +270,7 @@ def test_gold_against_itself_is_100_percent_on_iob2(capsys, iob2_model):
 def test_evaluate_out_round_trips(capsys, iob2_model, tmp_path):
     """--out writes the gold file with the model's tags, in IOB2; scoring that file as a
     prediction file gives the same report."""
-    from senna.io.conll import read_dataset
+    from senna.io.formats import read_dataset
     from senna.scoring import gold_scheme
     from senna.tasks import get_task
 
@@ -292,7 +293,7 @@ def test_evaluate_out_round_trips(capsys, iob2_model, tmp_path):
 def test_evaluate_out_keeps_documents_and_srl_brackets(capsys, models, tmp_path):
     from conftest import FIX
 
-    from senna.io.conll import read_dataset
+    from senna.io.formats import read_dataset
 
     pt0 = ["--extra-columns", str(FIX / "ewt_sample.pt0")]
     for task, gold, fmt, more in (("ner", FIX / "ner_small.conll", "conll2003", []),

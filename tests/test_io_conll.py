@@ -8,28 +8,23 @@ from pathlib import Path
 import pytest
 from conftest import FIX
 
+from senna.datasets import split_train_dev
+from senna.document import Sentence
 from senna.io.conll import (
-    WRITABLE,
-    DataFormatError,
-    Sentence,
-    guess_format,
     read_columns,
     read_conll2000,
     read_conll2002,
     read_conll2003,
     read_conllu,
-    read_dataset,
     read_gold_conll,
     read_pt0,
     read_srl,
     read_tagged,
-    read_treebank,
-    read_trees,
-    split_train_dev,
-    write_columns,
-    write_dataset,
-    write_srl,
 )
+from senna.io.conll_write import write_columns, write_srl
+from senna.io.formats import WRITABLE, guess_format, read_dataset, write_dataset
+from senna.io.lines import DataFormatError
+from senna.io.treebank import read_treebank, read_trees
 
 
 def _write(tmp_path: Path, text: str | bytes, name: str = "data.txt") -> Path:

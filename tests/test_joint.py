@@ -144,7 +144,7 @@ def test_resume_equals_uninterrupted(tmp_path, average):
 
 @pytest.fixture(scope="module")
 def lm_corpus(tmp_path_factory) -> Path:
-    from senna.io.conll import read_dataset
+    from senna.io.formats import read_dataset
     from senna.lm.corpus import prepare_corpus
 
     d = tmp_path_factory.mktemp("lm")

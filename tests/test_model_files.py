@@ -255,7 +255,7 @@ def test_every_shipped_directory_has_a_valid_manifest_and_a_finished_run():
             names = embedding_files(d)
         else:
             config = json.loads((d / "config.json").read_text())
-            from senna.features import FeatureSpec
+            from senna.features.specs import FeatureSpec
             names = model_files(d, [FeatureSpec(**s) for s in config["features"]])
             assert config.get("training", {}).get("finished") is not False, \
                 f"{d}: the best model so far of a training run that has not ended"

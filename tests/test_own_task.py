@@ -120,7 +120,7 @@ def test_tags_fitting_no_scheme_name_their_line(tmp_path, capsys):
 def test_evaluate_prints_trainings_dev_score_and_writes_the_layout(model, tmp_path, capsys):
     """No --task, no --format: the model knows both; --out writes the file's own columns
     (the column not read kept), which the same layout reads back."""
-    from senna.io.conll import read_dataset
+    from senna.io.formats import read_dataset
 
     config = json.loads((model / "config.json").read_text())
     capsys.readouterr()

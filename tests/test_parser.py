@@ -18,9 +18,10 @@ torch = pytest.importorskip("torch")
 
 from senna.cli import evaluate as cli_evaluate  # noqa: E402
 from senna.cli import tag as cli_tag  # noqa: E402
-from senna.features import Batch  # noqa: E402
+from senna.features.kinds import Batch  # noqa: E402
 from senna.io.checkpoint import ModelError, load_model  # noqa: E402
-from senna.io.conll import guess_format, read_dataset, read_gold_conll  # noqa: E402
+from senna.io.conll import read_gold_conll  # noqa: E402
+from senna.io.formats import guess_format, read_dataset  # noqa: E402
 from senna.nn.networks import weights_of  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.parser import ParserModel  # noqa: E402
@@ -378,7 +379,7 @@ def test_srl_reads_the_levels_of_the_parsers_tree(models, psg_dir, tmp_path):
     time the levels of the tree the parser gives (the pipeline runs the parser first)."""
     from conftest import small_config
 
-    from senna.features import LevelFeature
+    from senna.features.kinds import LevelFeature
     from senna.runtime.model import TaskModel
     from senna.syntax.levels import column_levels
 
@@ -479,7 +480,8 @@ def test_a_pt0_tagger_trains_and_scores_on_bracketed_trees(tmp_path, capsys):
     scores it on the trees as on that file; read as PT0 columns, the trees are refused with
     the option that reads them."""
     from senna.datasets import read_task_file
-    from senna.io.conll import DataFormatError, write_dataset
+    from senna.io.formats import write_dataset
+    from senna.io.lines import DataFormatError
 
     columns = tmp_path / "sample.pt0"
     write_dataset(read_task_file(str(TREES), "trees", get_task("pt0")), columns, "pt0",
@@ -611,8 +613,7 @@ def test_explore_adds_the_states_fold_parsers_reach_off_the_gold_path(tmp_path, 
 def test_training_scores_a_parser_by_its_whole_trees(psg_dir, monkeypatch):
     """The dev score that selects a parser's epoch is the bracket F1 of its trees: the kept
     model's recorded score is `tree_score` of it, and the gold trees score 100."""
-    from senna.datasets import level_zero
-    from senna.io.conll import split_train_dev
+    from senna.datasets import level_zero, split_train_dev
     from senna.train.scoring import tree_score
 
     train_levels, dev = split_train_dev(read_dataset(GOLD, "levels"), 0.3, level_zero)

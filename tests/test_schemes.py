@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from senna.datasets import read_data
-from senna.io.conll import DataFormatError
+from senna.io.lines import DataFormatError
 from senna.tags import MIXED_SHARE, SchemeError, scheme_evidence
 
 PERSON = [["B-PER", "I-PER", "O"], ["O", "B-LOC"]]   # IOB2: chunks start with B-

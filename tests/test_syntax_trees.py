@@ -10,7 +10,8 @@ from conftest import FIX
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from senna.io.conll import DataFormatError, read_gold_conll, read_pt0
+from senna.io.conll import read_gold_conll, read_pt0
+from senna.io.lines import DataFormatError
 from senna.syntax.levels import (
     collapse,
     flattened_spans,

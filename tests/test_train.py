@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 from senna.datasets import load_splits  # noqa: E402
 from senna.io.checkpoint import load_model  # noqa: E402
-from senna.io.conll import read_dataset  # noqa: E402
+from senna.io.formats import read_dataset  # noqa: E402
 from senna.runtime.kernels import window_scores  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.predict import predict_gold_inputs  # noqa: E402
@@ -200,8 +200,9 @@ def test_compact_stores_a_models_own_rows_in_float16(tmp_path):
 
 
 def test_gazetteer_dropout_only_touches_gazetteer_flags():
-    from senna import features as F
-    from senna.features import Featurizer, Gazetteer
+    from senna.features import specs as F
+    from senna.features.featurizer import Featurizer
+    from senna.features.lexicons import Gazetteer
     from senna.train.tagging import drop_features
 
     gaz = Gazetteer({"LOC": {("Paris",)}})

@@ -9,7 +9,7 @@ from conftest import FIX
 
 from senna.cli.main import main
 from senna.datasets import load_splits
-from senna.io.conll import DataFormatError
+from senna.io.lines import DataFormatError
 from senna.tasks import get_task
 from senna.train.config import TrainConfig
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from senna.datasets import LONGEST_TRAINING, cut_long, read_data
 from senna.document import Sentence
-from senna.io.conll import DataFormatError
+from senna.io.lines import DataFormatError
 from senna.tags import brackets_to_spans, clip_brackets, spans_to_brackets
 from senna.tasks import TASKS
 from senna.text.pieces import MAX_WORDS

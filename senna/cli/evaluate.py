@@ -15,7 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from senna.cli.args import Parser, UsageError
-from senna.io.conll import WRITABLE, DataFormatError, has_docstart, write_dataset
+from senna.io.conll import has_docstart
+from senna.io.formats import WRITABLE, write_dataset
+from senna.io.lines import DataFormatError
 from senna.runtime.ensemble import folder_task
 from senna.runtime.parser import BEAM
 from senna.scoring import gold_scheme, group_roles, score_predictions
@@ -242,7 +244,7 @@ def write_parse_column(gold_path: str, gold: Sequence, trees: Sequence, out: str
     """A `.gold_conll` file written again, line for line, with each sentence's parse cells
     (its sixth column) those of `trees` (one per sentence, in order); a file of bracketed
     trees (`gold`: its sentences) written as one bracketed tree a line."""
-    from senna.io.conll import bracketed
+    from senna.io.treebank import bracketed
     from senna.syntax.tree import tree_to_brackets, tree_to_conll
 
     if bracketed(gold_path):
@@ -273,7 +275,7 @@ def tree_scores(task: TaskSpec, gold_path: str, model: str | None = None,
     has one, else from the shipped one, reading those POS. `out`: the gold file written
     again with the model's trees in its parse column (a file `pred` can score).  `beam`:
     the partial parses the parser keeps per sentence (default its own)."""
-    from senna.io.conll import read_treebank
+    from senna.io.treebank import read_treebank
     from senna.syntax.levels import unchain
     from senna.syntax.score import bracket_scores
     from senna.syntax.tree import conll_to_tree

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from senna.cli.args import Parser, UsageError, add_options, missing_extra
 from senna.cli.train import TRAIN_PACKAGES
-from senna.features import CLUSTER_SIZES
+from senna.features.specs import CLUSTER_SIZES
 from senna.lm.config import DEFAULT_STAGES
 from senna.settings import read_settings
 from senna.text.tokenize import LANGUAGES

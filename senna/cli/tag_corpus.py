@@ -70,19 +70,19 @@ def job_of(a: argparse.Namespace) -> Job:
 
 def run(a: argparse.Namespace, job: Job) -> Summary:
     """Tag `job` into --out on the cluster the arguments name; the job's summary."""
-    from senna.integrations import corpus
+    from senna.integrations import corpus_dask, corpus_shards
 
     with ExitStack() as stack:
         try:   # before the cluster starts: a wrong --out is reported at once
-            out = stack.enter_context(corpus.output_dir(a.out, job))
-        except corpus.OutputInUse as e:   # --out names a directory this job cannot use
+            out = stack.enter_context(corpus_shards.output_dir(a.out, job))
+        except corpus_shards.OutputInUse as e:   # --out names a directory this job cannot use
             raise UsageError(str(e), "senna tag-corpus") from None
-        client = stack.enter_context(corpus.dask_client(a.scheduler, a.workers))
+        client = stack.enter_context(corpus_dask.dask_client(a.scheduler, a.workers))
         if not a.quiet:
             n = len(client.scheduler_info()["workers"])
             print(f"senna tag-corpus: {n} worker(s) at {client.scheduler.address}",
                   file=sys.stderr)
-        return corpus.tag_parts(job, out, client, progress=not a.quiet)
+        return corpus_dask.tag_parts(job, out, client, progress=not a.quiet)
 
 
 def main(argv: list[str]) -> int:

@@ -21,6 +21,10 @@ tagged, it would only fill shards with garbage.
 Output formats: `jsonl` (the `--format json` document with an `id` first), `conll` and
 `conllu` (CoNLL columns; each document starts with a `# id = ...` / `# newdoc id = ...`
 comment line).
+
+This module holds the job, its inputs and partitions and their reading;
+`senna.integrations.corpus_shards` the output directory, its shards and their verification;
+`senna.integrations.corpus_dask` the tagging on Dask workers.
 """
 
 from __future__ import annotations
@@ -28,46 +32,26 @@ from __future__ import annotations
 import bz2
 import codecs
 import gzip
-import hashlib
 import io
 import json
 import lzma
 import os
-import secrets
 import stat
-import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-
-from senna.io.output import OutputOptions, format_document
-
-try:   # the `dask` extra; planning, reading and writing shards work without it
-    from distributed import WorkerPlugin
-except ImportError:   # pragma: no cover
-    WorkerPlugin = object   # type: ignore[assignment,misc]
 
 COMPRESSED: dict[str, Callable[..., io.IOBase]] = {
     ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 FORMATS = ("jsonl", "conll", "conllu")
 INPUT_FORMATS = ("auto", "text", "jsonl")
-PLUGIN = "senna-tagger"
 SNIFF_BYTES = 8192       # how much of each input decides whether it is text
 MAX_INVALID = 0.1        # share of undecodable characters above which an input is binary
 
 
 class BadOption(ValueError):
     """A job option that cannot be (an unknown task or format, a size below 1)."""
-
-
-class OutputInUse(ValueError):
-    """The output directory belongs to another job (other job.json, or one running now)."""
-
-
-class ClusterError(ValueError):
-    """The Dask cluster could not be started or reached."""
 
 
 @dataclass(frozen=True)
@@ -327,262 +311,3 @@ def documents(part: Part, job: Job) -> Iterator[tuple[str, str]]:
             raise ValueError(f"{part.path}:{n}: no string field {job.text_field!r}")
         doc_id = obj.get(job.id_field)
         yield (f"{part.path}:{n}" if doc_id is None else str(doc_id)), text
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def verified(out: Path, part: Part, job: Job) -> Summary | None:
-    """The partition's summary if its `.done` record and every shard it lists check out."""
-    try:
-        record = json.loads((out / f"{part.name}.done").read_text(encoding="utf-8"))
-        if record["part"] != asdict(part) or set(record["files"]) != {
-                f"{part.name}.{fmt}" for fmt in job.formats}:
-            return None
-        for name, (size, digest) in record["files"].items():
-            path = out / name
-            if path.stat().st_size != size or _sha256(path) != digest:
-                return None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return Summary(1, 1, record["docs"], record["sentences"], record["tokens"],
-                   files=sorted(record["files"]))
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write to a temporary name in the same directory, fsync, rename.  The temporary file
-    is created with os.open and mode 0666, so that the user's umask decides the shard's
-    permissions as it would for any file (tempfile.mkstemp always makes them 0600)."""
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def format_shard(doc_id: str, doc, fmt: str, opts: OutputOptions) -> str:
-    """One document in a shard format, carrying its id."""
-    if fmt == "jsonl":
-        line = format_document(doc, "json", opts)
-        return "{" + f'"id": {json.dumps(doc_id, ensure_ascii=False)}, ' + line[1:]
-    head = f"# newdoc id = {doc_id}\n" if fmt == "conllu" else f"# id = {doc_id}\n"
-    return head + format_document(doc, fmt, opts)
-
-
-def tag_partition(part: Part, out: str, job: Job, tagger=None) -> Summary:
-    """Tag one partition into its shards (the Dask task); skips a verified partition.
-    The tagger is the one this worker's plugin loaded unless one is given."""
-    out_dir = Path(out)
-    done = verified(out_dir, part, job)
-    if done is not None:
-        return done
-    if tagger is None:
-        from distributed import get_worker
-
-        tagger = get_worker().plugins[PLUGIN].tagger
-    started = time.perf_counter()
-    opts = OutputOptions(job.tasks)
-    docs = list(documents(part, job))
-    shards: dict[str, list[str]] = {fmt: [] for fmt in job.formats}
-    summary = Summary(parts=1, docs=len(docs))
-    tagged = tagger.pipe([text for _, text in docs], batch_size=job.batch_size)
-    for (doc_id, _), doc in zip(docs, tagged, strict=True):
-        summary.sentences += len(doc.sentences)
-        summary.tokens += sum(len(s.tokens) for s in doc.sentences)
-        for fmt, chunks in shards.items():
-            chunks.append(format_shard(doc_id, doc, fmt, opts))
-    files = {}
-    for fmt, chunks in shards.items():
-        name = f"{part.name}.{fmt}"
-        data = "".join(chunks).encode("utf-8")
-        _write_atomic(out_dir / name, data)
-        files[name] = [len(data), hashlib.sha256(data).hexdigest()]
-    record = {"part": asdict(part), "files": files, "docs": summary.docs,
-              "sentences": summary.sentences, "tokens": summary.tokens}
-    _write_atomic(out_dir / f"{part.name}.done", json.dumps(record).encode("utf-8"))
-    summary.files = sorted(files)
-    summary.tagged_tokens = summary.tokens
-    summary.seconds = time.perf_counter() - started
-    return summary
-
-
-@dataclass(frozen=True)
-class PartFailed:
-    """What a partition's task returns instead of raising a data or file error (a bad
-    JSON line, a full disk): raised, Dask would log its "Compute Failed" block with a
-    traceback before the one line that says what is wrong."""
-
-    message: str
-
-
-def tag_task(part: Part, out: str, job: Job) -> Summary | PartFailed:
-    """The Dask task of one partition: `tag_partition`, its expected errors returned."""
-    try:
-        return tag_partition(part, out, job)
-    except (ValueError, OSError) as e:
-        return PartFailed(str(e))
-
-
-def prepare_output(out: Path, job: Job) -> None:
-    """Create `out` with this job's `job.json`, or check that it holds the same job (and
-    drop temporary files a killed job left)."""
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob(".part-*.tmp"):   # left by a killed writer
-        stale.unlink(missing_ok=True)
-    manifest = out / "job.json"
-    if manifest.exists():
-        try:
-            old = json.loads(manifest.read_text(encoding="utf-8"))
-        except ValueError:
-            old = None
-        if old != job.to_json():
-            raise OutputInUse(f"{out} holds another job's output (its job.json differs: "
-                             "other inputs, input files changed, or other options); "
-                             "use a new --out directory")
-        return
-    _write_atomic(manifest, (json.dumps(job.to_json(), indent=1) + "\n").encode("utf-8"))
-
-
-class LoadTagger(WorkerPlugin):
-    """Dask worker plugin: each worker loads the tagger once, when it starts or joins."""
-
-    name = PLUGIN
-
-    def __init__(self, model_dir: str | None, tasks: Sequence[str]):
-        self.model_dir, self.tasks = model_dir, tuple(tasks)
-        self.tagger = None
-
-    def setup(self, worker) -> None:
-        import gc
-
-        import senna
-
-        self.tagger = senna.load(self.model_dir, self.tasks)
-        gc.freeze()   # as the CLI does: full collections need not scan the models again
-
-    def teardown(self, worker) -> None:
-        self.tagger = None
-
-
-@contextmanager
-def exclusive(out: Path) -> Iterator[None]:
-    """Hold `out`'s lock file for one job: a second job started on the same directory
-    would delete the first one's temporary files (as a killed job's) and redo its
-    partitions.  OutputInUse while another job holds it.  Without fcntl (Windows) there
-    is no lock, and the job.json check alone applies."""
-    try:
-        import fcntl
-    except ImportError:   # pragma: no cover - Windows
-        yield
-        return
-    with open(out / ".lock", "a") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise OutputInUse(f"{out}: another tag-corpus job is running there; wait for it "
-                              "to end or use a new --out directory") from None
-        yield
-
-
-@contextmanager
-def output_dir(out: str | Path, job: Job) -> Iterator[Path]:
-    """`out`, resolved, created, holding `job` (prepare_output) and locked for it while
-    the context lasts; OutputInUse if another job's output or another job is there."""
-    out = Path(out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    with exclusive(out):
-        prepare_output(out, job)
-        yield out
-
-
-def run_job(job: Job, out: str | Path, client, progress: bool = True) -> Summary:
-    """Run `job` on a Dask `client` into `out`: skip verified partitions, tag the rest."""
-    with output_dir(out, job) as path:
-        return tag_parts(job, path, client, progress)
-
-
-def tag_parts(job: Job, out: Path, client, progress: bool = True) -> Summary:
-    """Tag the partitions of `job` not yet verified in `out` (an output_dir) on `client`;
-    the job's summary.
-
-    Progress is counted in the client as results arrive (distributed.as_completed), not
-    by distributed.progress: that one polls the scheduler from a task that is still asleep
-    when the cluster shuts down, which then logs a CancelledError traceback."""
-    total = Summary()
-    todo = []
-    for part in plan(job):
-        done = verified(out, part, job)
-        if done is None:
-            todo.append(part)
-        else:
-            total.add(done)
-    started = time.perf_counter()
-    if todo:
-        from distributed import as_completed
-        from tqdm import tqdm
-
-        client.register_plugin(LoadTagger(job.model_dir, job.tasks), name=PLUGIN)
-        futures = client.map(tag_task, todo, out=str(out), job=job, pure=False)
-        for future in tqdm(as_completed(futures), total=len(todo), unit=" partitions",
-                           disable=not progress):
-            result = future.result()
-            if isinstance(result, PartFailed):
-                client.cancel(futures)
-                raise ValueError(result.message)
-            total.add(result)
-    total.seconds = time.perf_counter() - started
-    total.files.sort()
-    return total
-
-
-@contextmanager
-def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator:
-    """A Dask client of the cluster at `scheduler`, or of a local cluster of `workers`
-    processes that is shut down after the client (the cluster outliving its client, not
-    the other way round).  ClusterError, one line, when the cluster cannot start or be
-    reached."""
-    from distributed import Client
-
-    with ExitStack() as stack:
-        try:
-            cluster = local_cluster(workers) if scheduler is None else scheduler
-            if scheduler is None:
-                stack.enter_context(cluster)
-            client = stack.enter_context(Client(cluster))
-        except Exception as e:   # distributed raises RuntimeError, OSError, TimeoutError...
-            what = f"reach the Dask scheduler at {scheduler}" if scheduler else \
-                "start a local Dask cluster"
-            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise ClusterError(f"cannot {what}: {first}") from None
-        yield client
-
-
-def local_cluster(workers: int | None = None):
-    """A local Dask cluster of `workers` single-threaded processes (default: one per core)."""
-    import logging
-
-    import dask
-    from distributed import LocalCluster
-
-    n = workers or os.cpu_count() or 1
-    # Dask's sampling profiler takes the GIL every 10 ms, and nothing reads it without a
-    # dashboard.  Dask also starts workers with MALLOC_TRIM_THRESHOLD_=65536, so glibc hands
-    # freed memory back at once; the tagger allocates and frees large arrays all the time,
-    # and on a 20k-token job this cost its worker 25-50% more CPU than one process.
-    settings = {"distributed.worker.profile.enabled": False,
-                "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
-    with dask.config.set(settings):
-        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                            dashboard_address=None, silence_logs=logging.ERROR)

@@ -5,7 +5,7 @@
     vocab/<feature>.lst   one entry per line
     gazetteer.lst   only for models with gazetteer features
     clusters.words, clusters.npy   only for models with cluster features: the lexicon's keys
-                    and ids (senna.features.Lexicon; older models kept the text lexicon,
+                    and ids (senna.features.lexicons.Lexicon; older models kept the text lexicon,
                     clusters.lst, which still loads)
 
 `load_model` rebuilds everything from the directory alone, rejects unknown versions and
@@ -47,7 +47,9 @@ from senna.embeddings import (
     save_embeddings,
     scaled,
 )
-from senna.features import FeatureSpec, Featurizer, Gazetteer, Lexicon
+from senna.features.featurizer import Featurizer
+from senna.features.lexicons import Gazetteer, Lexicon
+from senna.features.specs import FeatureSpec
 from senna.io.manifest import (
     MANIFEST,
     ManifestError,

@@ -1,5 +1,5 @@
 """Word clusters from unlabeled text: a cased word -> cluster ids at a few granularities, the
-lexicon behind the `cluster` feature (`senna.features.ClusterFeature`).
+lexicon behind the `cluster` feature (`senna.features.kinds.ClusterFeature`).
 
 Why, beside the language model's embeddings: those are lower-cased and one vector per word,
 while cluster ids of the word *as written* ("May" / "may", "Bush" / "bush") are a second,
@@ -11,7 +11,7 @@ prefixes of several lengths are used: the coarse ids generalise, the fine ones d
 Steps (`senna lm clusters`): tokenise the text exactly as the tagger does
 (``senna.text.tokenize``), keep case, write every digit as 0 (`cluster_key`); train word2vec;
 cluster the vectors of the most frequent words; write ``clusters.lst``
-(`senna.features.Lexicon`).
+(`senna.features.lexicons.Lexicon`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from senna.features import CLUSTER_SIZES, Lexicon, cluster_key
+from senna.features.lexicons import Lexicon, cluster_key
+from senna.features.specs import CLUSTER_SIZES
 from senna.lm.corpus import articles
 from senna.text.tokenize import tokenize
 

@@ -3,7 +3,7 @@
 A word's characters are embedded, convolved over `window` characters with PADDING beyond
 the word's edges, and max-pooled over positions: one vector per word, concatenated to the
 word's other features before the tagger's first layer.  The module's input ids are
-spelling ids (`senna.features.Spellings`), so it takes the place of a lookup table in
+spelling ids (`senna.features.kinds.Spellings`), so it takes the place of a lookup table in
 `senna.nn.networks.Embeddings`.  Parameter names (the contract with
 `senna.runtime.chars` and weights.npz): `emb.tables.{j}.chars.weight` [characters, width],
 `emb.tables.{j}.conv.weight` [filters, width, window] and `emb.tables.{j}.conv.bias`.
@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from senna.features import Spellings
+from senna.features.kinds import Spellings
 
 
 class CharConvolution(nn.Module):

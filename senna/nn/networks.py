@@ -44,7 +44,7 @@ class Embeddings(nn.Module):
 
 def bind_spellings(net: nn.Module, featurizer) -> nn.Module:
     """Give a network's character convolutions the spellings of the featurizer whose ids
-    they read (`senna.features.CharsFeature`)."""
+    they read (`senna.features.kinds.CharsFeature`)."""
     for table, kind in zip(net.emb.tables, featurizer.kinds, strict=True):
         if isinstance(table, CharConvolution):
             table.spellings = kind.spellings

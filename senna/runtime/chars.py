@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from senna.features import CharsFeature, Featurizer
+from senna.features.featurizer import Featurizer
+from senna.features.kinds import CharsFeature
 from senna.runtime.kernels import Weights, char_vectors
 
 

@@ -3,7 +3,7 @@ decoded by `senna.syntax.decode.LevelDecoder` so that the levels always make a t
 
 The network reads the `below` column (`senna.syntax.levels.level_features`: the labels of
 the levels found so far), which the parser computes itself between levels, as its training
-data was made from the gold levels (`senna.io.conll.read_levels`).  All the sentences of a
+data was made from the gold levels (`senna.io.treebank.read_levels`).  All the sentences of a
 batch that are still being parsed go through the network together, once per level.  A
 sentence-approach network measures its second distance from the first word, as in training
 (`SentenceNet.forward` with no predicate).
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from senna.features import Batch
+from senna.features.kinds import Batch
 from senna.io.checkpoint import ModelError, SavedModel, load_model
 from senna.io.manifest import ManifestError, resolved
 from senna.runtime import kernels

@@ -25,7 +25,7 @@ from numbers import Integral
 from pathlib import Path
 
 from senna.document import Sentence, Token
-from senna.features import ColumnFeature, LevelFeature
+from senna.features.kinds import ColumnFeature, LevelFeature
 from senna.io.checkpoint import ModelError
 from senna.runtime.ensemble import folder_task, load_tagger, model_folders_in
 from senna.runtime.model import SRL_EXACT, TaskModel

@@ -2,7 +2,7 @@
 oracle, Goldberg and Nivre 2012, for the level parser of `senna.syntax.decode`).
 
 Why: the level network is trained on the gold levels only, each read with the gold levels
-below it (`senna.io.conll.read_levels`).  At run time it reads the levels it found itself;
+below it (`senna.io.treebank.read_levels`).  At run time it reads the levels it found itself;
 once one is wrong it is in a state training never showed it, and errors compound up the
 tree.  Training also on the states a parser really reaches, each with the best next level
 from there, teaches it to recover (`senna.train.explore`).

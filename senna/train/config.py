@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from senna.datasets import declared_task, parse_spec
-from senna.io.conll import FORMATS
+from senna.io.formats import FORMATS
 from senna.nn.config import APPROACHES, CRITERIA, NETWORK, network_problems
 from senna.settings import option, setting, type_problems
 from senna.tasks import PRESETS, TASKS, check_layout

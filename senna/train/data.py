@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from senna.features import Featurizer, PredDistanceFeature
+from senna.features.featurizer import Featurizer
+from senna.features.kinds import PredDistanceFeature
 from senna.tags import brackets_to_tags, convert
 from senna.tasks import TaskSpec
 from senna.vocab import TagSet

@@ -18,7 +18,7 @@ from dataclasses import asdict
 
 from senna.datasets import Data
 from senna.document import Sentence
-from senna.io.conll import read_treebank
+from senna.io.treebank import read_treebank
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.parser import ParserModel
 from senna.syntax.levels import (

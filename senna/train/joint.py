@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from senna.features import KINDS, WordFeature
+from senna.features.kinds import KINDS, WordFeature
 from senna.lm.wordnet import related_pairs
 from senna.nn.networks import WindowNet, share_first_layer, share_table
 from senna.runtime.pipeline import default_model_dir

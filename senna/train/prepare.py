@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 from senna.datasets import Data, model_config, parse_spec, read_data, tag_column
-from senna.io.conll import DataFormatError
+from senna.io.lines import DataFormatError
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.pipeline import language_models
 from senna.tasks import TaskSpec

@@ -60,7 +60,7 @@ def tree_score(saved: SavedModel, sentences: Sequence) -> dict:
     of single levels, each read with the gold levels below it: a parser also trained on its
     own mistakes (`--explore`) scores lower there while its trees get better.
 
-    `sentences`: the dev set as level sentences (`senna.io.conll.read_levels`), each tree's
+    `sentences`: the dev set as level sentences (`senna.io.treebank.read_levels`), each tree's
     levels in a row from level 0 (`below` all `O`); `saved.weights` the network's."""
     trees: list[tuple[list[str], list[str], list[list[str]]]] = []   # words, POS, levels
     for s in sentences:

@@ -8,7 +8,8 @@ import numpy as np
 import torch
 
 from senna.embeddings import embedding_matrix, read_embeddings, scaled
-from senna.features import Featurizer, WordFeature
+from senna.features.featurizer import Featurizer
+from senna.features.kinds import WordFeature
 from senna.nn.networks import Tagger
 from senna.text.normalize import normalize_word
 from senna.vocab import Vocab

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from senna.document import Sentence
-from senna.io.conll import write_columns
+from senna.io.conll_write import write_columns
 from senna.runtime.ensemble import EnsembleModel
 from senna.runtime.model import TaskModel
 from senna.runtime.pipeline import default_model_dir

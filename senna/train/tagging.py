@@ -23,14 +23,10 @@ import torch
 from tqdm import tqdm
 
 from senna.datasets import Data, parse_spec
-from senna.features import (
-    Featurizer,
-    Gazetteer,
-    GazetteerFeature,
-    Lexicon,
-    WordFeature,
-    column_sources,
-)
+from senna.features.featurizer import Featurizer
+from senna.features.kinds import GazetteerFeature, WordFeature
+from senna.features.lexicons import Gazetteer, Lexicon
+from senna.features.specs import column_sources
 from senna.io.checkpoint import SavedModel, finish_model, save_model
 from senna.nn.config import NetConfig
 from senna.nn.networks import (
@@ -87,7 +83,7 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
             "training": {"config": asdict(cfg), "command": command_line()}}
     extra = {"pt0": cfg.extra_columns.split(",")[0]} if cfg.extra_columns else {}
     sources = column_sources(specs, dict(parse_spec(cfg.predicted_columns)), cfg.train, extra)
-    if sources:   # where the columns it reads came from (senna.features.column_sources)
+    if sources:   # where the columns it reads came from (senna.features.specs.column_sources)
         info["column_sources"] = sources
     if cfg.first_level:   # the runtime reads it (senna.runtime.parser)
         info["first_level"] = cfg.first_level
