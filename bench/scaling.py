@@ -3,14 +3,16 @@ peak RSS, all five tasks, through the CLI and the API, for lines of 1,000, 10,00
 tokens (and 362,000, a 2 MB line, with --huge).
 
     python bench/scaling.py [--data ../shared/data] [--lengths 1000,10000,50000] [--huge]
-                            [--repeat 1]
+                            [--repeat 1] [--unpunctuated]
 
 The words are those of bench/speed.py (CoNLL-2003 eng.testa, then the EWT dev set, again
 from the start when N needs more): the first N tokens' sentences, once as they are, one
 sentence per line ("ordinary"), and once joined into one line ("one line"); inputs shorter
 than --min-tokens repeat that text (20 copies of a 1,000-token line), so that timings are
-not lost in the noise of process start-up.  Every case runs in a fresh single-threaded
-process, measured with /usr/bin/time:
+not lost in the noise of process start-up.  With --unpunctuated the punctuation tokens are
+dropped and "ordinary" is the remaining words as sentences of 20 (text without punctuation,
+dense with verbs, gives the pieces no boundary to cut at).  Every case runs in a fresh
+single-threaded process, measured with /usr/bin/time:
 
 * CLI: `python -m senna -usrtokens --tasks pos,chk,ner,pt0,srl < input > file`, CPU time
   (user + system) minus that of the same command on an empty input, peak RSS, output size;
@@ -67,6 +69,12 @@ def first_tokens(sentences: list[list[str]], n: int) -> list[list[str]]:
     return out
 
 
+def unpunctuated(sentences: list[list[str]], size: int = 20) -> list[list[str]]:
+    """The words that are not punctuation, as sentences of `size`."""
+    words = [w for s in sentences for w in s if any(c.isalnum() for c in w)]
+    return [words[i : i + size] for i in range(0, len(words), size)]
+
+
 def measured(cmd: list[str], stdin: Path | None) -> tuple[float, float, str, int]:
     """(CPU seconds, peak RSS MB, stdout, stdout bytes) of one fresh process; the output
     goes to a file, counted and dropped."""
@@ -113,10 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=1, help="runs per measurement (median)")
     p.add_argument("--min-tokens", type=int, default=20000,
                    help="repeat shorter inputs up to this many tokens")
+    p.add_argument("--unpunctuated", action="store_true",
+                   help="drop punctuation; ordinary = sentences of 20 of the other words")
     a = p.parse_args(argv)
     if not os.access("/usr/bin/time", os.X_OK):
         raise SystemExit("needs /usr/bin/time for peak RSS (apt-get install time)")
     sentences = [s for src in SOURCES for s in read_sentences(Path(a.data) / src)]
+    if a.unpunctuated:
+        sentences = unpunctuated(sentences)
     lengths = [int(x) for x in a.lengths.split(",")] + ([HUGE] if a.huge else [])
     load_before = os.getloadavg()[0]
     rows = []
@@ -142,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
                 api = median_run(lambda path=path: api_case(path), a.repeat)
                 result[shape] = (cli, api)
             rows.append((length, length * copies, result))
-    print(f"Words of {', '.join(SOURCES)}; all five tasks ({TASKS}); one thread; median of "
+    bare = " without punctuation" if a.unpunctuated else ""
+    print(f"Words of {', '.join(SOURCES)}{bare}; all five tasks ({TASKS}); one thread; median of "
           f"{a.repeat}; load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} "
           f"after, on {os.cpu_count()} CPUs\n")
     print("| N | shape | tokens (copies) | predicates | CLI tokens/s | CLI time/token vs "

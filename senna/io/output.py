@@ -12,7 +12,7 @@ Every sentence is written as one sentence, whatever its length: one input line o
 `-usrtokens` gives one block of token lines (one JSON sentence, one CoNLL-U sentence).  A
 sentence longer than senna.text.pieces.MAX_WORDS words was tagged in pieces, and each SRL
 predicate has roles only within its piece (`RoleTags`, O outside); its rows are made a
-bounded number of fields at a time (`role_rows`), so memory stays bounded although the
+bounded number of fields at a time (`role_lines`), so memory stays bounded although the
 written text holds words x predicates role fields.  Output comes in chunks of a bounded
 size (`iter_formatted`), for writers that stream.
 
@@ -168,6 +168,32 @@ def role_rows(sent: Sentence, scheme: str, lo: int, hi: int) -> Iterator[list[st
         yield row
 
 
+def role_lines(sent: Sentence, scheme: str, width: int) -> Iterator[str]:
+    """The role fields of every word as one text of tab-joined `%{width}s` fields, from
+    one row patched word by word: a word costs the windows that cover it and one join, not
+    a field-by-field format of every predicate's column."""
+    fill, windows = role_windows(sent, scheme)
+    fill = f"%{width}s" % fill
+    padded = [(start, [f"%{width}s" % t for t in tags]) for start, tags in windows]
+    row = [fill] * len(padded)
+    order = sorted(range(len(padded)), key=lambda k: padded[k][0])
+    nxt, active = 0, []
+    for i in range(len(sent.words)):
+        while nxt < len(order) and padded[order[nxt]][0] <= i:
+            active.append(order[nxt])
+            nxt += 1
+        still = []
+        for k in active:
+            start, tags = padded[k]
+            if i < start + len(tags):
+                row[k] = tags[i - start]
+                still.append(k)
+            else:
+                row[k] = fill
+        active = still
+        yield "\t".join(row)
+
+
 def _row_chunks(sent: Sentence, opts: OutputOptions, padded: bool) -> Iterator[str]:
     """A long sentence with role columns in the column layouts, a bounded number of fields
     at a time: the token lines are the same as `sentence_columns` would give, written
@@ -176,13 +202,13 @@ def _row_chunks(sent: Sentence, opts: OutputOptions, padded: bool) -> Iterator[s
     preds = set(sent.predicates)
     n, width = len(sent.words), len(plain) + 1 + len(sent.roles)
     widths = _widths(opts, width) if padded else [0] * width
-    line = _line_format(tuple(widths)).__mod__
+    line = (_line_format(tuple(widths[: len(plain) + 1]))[:-3] + "\t%s\n%s").__mod__
     step = max(1, CHUNK_FIELDS // width)
-    rows = role_rows(sent, opts.scheme, 0, n)
+    rows = role_lines(sent, opts.scheme, widths[-1])
     for lo in range(0, n, step):
         hi = min(n, lo + step)
         yield "".join(line((*(c[i] for c in plain),
-                            sent.words[i] if i in preds else "-", *next(rows),
+                            sent.words[i] if i in preds else "-", next(rows),
                             "\n" if i == n - 1 else ""))
                       for i in range(lo, hi))
 
