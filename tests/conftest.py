@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 
 from senna.features import FeatureSpec, Featurizer
-from senna.io.checkpoint import SavedModel, load_model, save_model
+from senna.io.checkpoint import load_model, save_model
+from senna.io.saved_model import SavedModel
 from senna.nn.config import NetConfig
 from senna.runtime import kernels
 from senna.text.normalize import CAPS_TAGS

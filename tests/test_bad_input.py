@@ -272,7 +272,8 @@ def test_model_config_is_checked_against_its_files(capsys, monkeypatch, models, 
 
 
 def test_rows_of_a_model_over_shared_embeddings_are_checked(tmp_path):
-    from senna.io.checkpoint import ModelError, load_model
+    from senna.io.checkpoint import load_model
+    from senna.io.saved_model import ModelError
 
     shipped = ROOT / "senna" / "models"
     (tmp_path / "embeddings").symlink_to(shipped / "embeddings")

@@ -21,8 +21,9 @@ from conftest import MODELS
 from test_model_files import copy_shipped, copy_tiny, edit_config, fails, run
 
 from senna.cli.main import main as senna_main
-from senna.io.checkpoint import ModelError, load_model
+from senna.io.checkpoint import load_model
 from senna.io.manifest import ManifestError, read_json, verify
+from senna.io.saved_model import ModelError
 from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel, load_tagger
 
 

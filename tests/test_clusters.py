@@ -9,7 +9,8 @@ from conftest import FIX
 
 from senna import features as F
 from senna.features import ClusterFeature, Featurizer, Lexicon, cluster_key
-from senna.io.checkpoint import ModelError, load_model
+from senna.io.checkpoint import load_model
+from senna.io.saved_model import ModelError
 from senna.lm.clusters import kmeans, tokenise
 from senna.tasks import get_task
 from senna.vocab import Vocab

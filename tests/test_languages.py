@@ -18,7 +18,7 @@ from conftest import small_config  # noqa: E402
 import senna  # noqa: E402
 from senna.cli import tag as cli  # noqa: E402
 from senna.cli.main import run  # noqa: E402
-from senna.io.checkpoint import ModelError  # noqa: E402
+from senna.io.saved_model import ModelError  # noqa: E402
 from senna.runtime import pipeline  # noqa: E402
 from senna.train.loop import train  # noqa: E402
 

@@ -91,7 +91,7 @@ def test_compressed_member_claiming_terabytes_is_refused_before_allocating(
 
 
 def test_an_ensembles_joined_layer_claiming_terabytes(tiny, tmp_path):
-    from senna.io.checkpoint import ModelError
+    from senna.io.saved_model import ModelError
     from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel
 
     shutil.copytree(tiny / "pos", tmp_path / "e" / "seed-1")
@@ -335,12 +335,12 @@ def test_embeddings_are_checked_like_models(tmp_path):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_weight_limit_holds_for_every_layout(dtype):
-    from senna.io.checkpoint import WEIGHT_LIMIT, _within
+    from senna.io.model_checks import WEIGHT_LIMIT, within_limit
 
     a = np.full((3, 4), WEIGHT_LIMIT, dtype=dtype)
     a[1, 1] = -WEIGHT_LIMIT
-    assert _within(a, WEIGHT_LIMIT) and _within(a[:, ::2], WEIGHT_LIMIT)
+    assert within_limit(a, WEIGHT_LIMIT) and within_limit(a[:, ::2], WEIGHT_LIMIT)
     for bad in (np.nan, np.inf, -np.inf, -2 * WEIGHT_LIMIT):
         b = a.copy()
         b[2, 2] = bad
-        assert not _within(b, WEIGHT_LIMIT) and not _within(b[:, ::2], WEIGHT_LIMIT)
+        assert not within_limit(b, WEIGHT_LIMIT) and not within_limit(b[:, ::2], WEIGHT_LIMIT)

@@ -33,7 +33,7 @@ import numpy as np
 
 from senna.decode.constraints import for_scheme
 from senna.decode.viterbi import Decoder
-from senna.io.checkpoint import ModelError, read_config, seal_model
+from senna.io.checkpoint import read_config, seal_model
 from senna.io.manifest import (
     ManifestError,
     Verifying,
@@ -47,6 +47,7 @@ from senna.io.manifest import (
     write_manifest,
 )
 from senna.io.npz import load_npz
+from senna.io.saved_model import ModelError
 from senna.runtime import kernels
 from senna.runtime.chars import char_tables
 from senna.runtime.model import TaskModel

@@ -31,7 +31,8 @@ from senna.features import (
     WordFeature,
     column_sources,
 )
-from senna.io.checkpoint import SavedModel, finish_model, save_model
+from senna.io.checkpoint import finish_model, save_model
+from senna.io.saved_model import SavedModel
 from senna.nn.config import NetConfig
 from senna.nn.networks import (
     Tagger,
