@@ -63,9 +63,17 @@ def fails(capsys, monkeypatch, root: Path, task: str, data: bytes = SENTENCE) ->
 
 
 def edit_config(model: Path, edit) -> None:
+    """Edit config.json and its manifest entry alike, as someone who rewrites both: the
+    checks of the config's content are what then stands in the way."""
+    from senna.io.manifest import digest
+
     config = json.loads((model / "config.json").read_text())
     edit(config)
     (model / "config.json").write_text(json.dumps(config, indent=1))
+    if (model / "manifest.json").exists():
+        manifest = json.loads((model / "manifest.json").read_text())
+        manifest["files"]["config.json"] = digest(model / "config.json")
+        (model / "manifest.json").write_text(json.dumps(manifest))
 
 
 def edit_weights(model: Path, edit) -> None:
@@ -129,6 +137,9 @@ def test_compressed_member_claiming_more_than_deflate_can_hold(tmp_path):
 def test_absurd_weights_are_refused(capsys, monkeypatch, tiny, tmp_path):
     root = copy_tiny(tiny, tmp_path)
     edit_weights(root / "pos", lambda a: a["l2.weight"].__setitem__((0, 0), 3e38))
+    assert "pos/weights.npz: changed since the model was saved (same size, different " \
+        "content)" in fails(capsys, monkeypatch, root, "pos")   # checksum, before parsing
+    (root / "pos" / "manifest.json").unlink()             # checked without checksums
     err = fails(capsys, monkeypatch, root, "pos")
     assert "pos/weights.npz: array 'l2.weight' holds 1 value beyond ±10000" in err
 
@@ -198,6 +209,9 @@ def test_gazetteer_linked_outside_the_model(capsys, monkeypatch, tmp_path):
     outside.write_text("root:x:0:0:root:/root:/bin/bash\nlist:x:38:38:Mailing List Manager\n")
     (root / "ner" / "gazetteer.lst").unlink()
     (root / "ner" / "gazetteer.lst").symlink_to(outside)
+    err = fails(capsys, monkeypatch, root, "ner")
+    assert "ner/manifest.json: entry 'gazetteer.lst' leads outside" in err   # never hashed
+    (root / "ner" / "manifest.json").unlink()
     err = fails(capsys, monkeypatch, root, "ner")
     assert "ner/gazetteer.lst: a link to" in err and "outside" in err
 

@@ -31,13 +31,14 @@ from senna.features import FeatureSpec, Featurizer, Gazetteer, Lexicon
 from senna.io.manifest import (
     MANIFEST,
     ManifestError,
-    Verifying,
     drop_manifest,
     inside,
+    precheck,
     quiet,
     read_json,
     regular,
     sub_manifests,
+    verify,
     warn_once,
     write_manifest,
 )
@@ -118,8 +119,12 @@ def save_model(path: str | os.PathLike, model: SavedModel, portable: bool = True
 
 
 def read_config(path: Path) -> dict:
-    """config.json of a model directory, each field checked (`check_config`)."""
+    """config.json of a model directory, each field checked (`check_config`); where the
+    directory has a manifest, every file it lists is checked against it first (`verify`),
+    so that no changed file is ever parsed."""
     try:
+        if (path / MANIFEST).exists():
+            verify(path, ["config.json"])
         config = read_json(path / "config.json")
     except FileNotFoundError:
         raise ModelError(f"{path}: not a model directory (no config.json)") from None
@@ -210,13 +215,13 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False,
                base_anywhere: bool = False) -> SavedModel:
     """`shared_tables`: word tables trained from embeddings stay `OverlayTable`s (runtime).
     Every file is checked before the model is used (`check_config`, `check_model`, the
-    arrays' headers before they are read), its size against the manifest before it is
-    parsed and its checksum beside the parsing.  `base_anywhere`: a training checkpoint,
+    arrays' headers before they are read), its size and checksum against the manifest
+    before any file is parsed.  `base_anywhere`: a training checkpoint,
     which reads the embeddings where its run found them (`base_dir`)."""
     path = Path(path)
     try:
         inside(path, ["config.json"])
-        config = read_config(path)
+        config = read_config(path)   # with a manifest: every file checked first
         if config.get("training", {}).get("finished") is False:
             warn_once(path, unfinished_text(config["training"]))
         if "word_base" in config:   # where it reads: checked before anything is read
@@ -227,8 +232,8 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False,
         for name in files:   # a FIFO would hang its reader, with or without a manifest
             with contextlib.suppress(FileNotFoundError):
                 regular(path / name)
-        checksums = Verifying(path, files)
-        featurizer = _read_featurizer(path, config, specs, (path / MANIFEST).exists())
+        sealed = precheck(path, files) is not None   # each one the manifest vouched for
+        featurizer = _read_featurizer(path, config, specs, sealed)
         net = NetConfig.from_dict(config["net"])
         model = SavedModel(config["task"], net, featurizer, TagSet(config["tags"]), {},
                            {k: v for k, v in config.items()
@@ -242,7 +247,6 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False,
         if base is not None:
             base["embeddings"] = str(base_dir(path, base["embeddings"], base_anywhere))
             check_divisor(base, path)
-        checksums.result()
         if base is not None:
             unpack_rows(model.weights, base, featurizer.vocabs[specs[base["table"]].name], path,
                     shared_tables)
