@@ -28,7 +28,6 @@ import numpy as np
 from senna.io.manifest import (
     drop_manifest,
     inside,
-    open_regular,
     quiet,
     read_json,
     verify,
@@ -37,6 +36,7 @@ from senna.io.manifest import (
 from senna.io.npz import load_npz
 from senna.io.text import open_text
 from senna.text.normalize import NUMBER, PADDING, RARE, normalize_word
+from senna.vocab import read_vocabulary
 
 FORMAT = "senna-embeddings"
 VERSION = 1
@@ -152,9 +152,9 @@ def read_stored(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
     inside(root, embedding_files(root))
     verify(root, embedding_files(root))   # before any file is parsed
     meta = read_metadata(path)
-    try:
-        with open_regular(root / WORDS_FILE) as f:   # a FIFO: refused, not waited on
-            words = f.read()
+    try:   # a FIFO: refused, not waited on; no more lines than embeddings.json says
+        words = read_vocabulary(root / WORDS_FILE, entries=meta["count"],
+                                expected=f"but {META_FILE} says {meta['count']:,} words")
         words.decode("utf-8")
     except FileNotFoundError:
         raise ValueError(f"{path}: incomplete embeddings directory (no {WORDS_FILE})") from None

@@ -246,7 +246,8 @@ def test_without_a_manifest_a_vocabulary_stops_at_its_limit(capsys, monkeypatch,
 
     root = copy_shipped(tmp_path, "pos")
     (root / "pos" / "manifest.json").unlink()
-    newline_bomb(root / "pos" / "vocab" / "word.lst.gz", 20)
+    line = b"x" * 999 + b"\n"   # long lines: the byte limit comes before the lines' count
+    (root / "pos" / "vocab" / "word.lst.gz").write_bytes(gzip.compress(line * 20_000))
     monkeypatch.setattr(vocab, "MAX_BYTES", 4 << 20)
     err = fails(capsys, monkeypatch, root, "pos")
     assert "pos/vocab/word.lst.gz: more than 4,194,304 bytes once decompressed" in err

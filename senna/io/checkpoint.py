@@ -191,8 +191,10 @@ def _read_featurizer(path: Path, config: dict, specs: list[FeatureSpec], sealed:
     """Vocabularies, gazetteer and cluster lexicon.  Without a manifest (`sealed` False)
     the large vocabularies are checked for duplicates now (else a manifest vouches for
     them: `senna.io.manifest`)."""
+    sizes = config["net"]["vocab_sizes"]   # a bound on each list's lines, checked as read
     vocabs = {s.name: _reading(vocab_file(path, s.name),
-                               lambda f: _read_vocab(f, sealed)) for s in specs}
+                               lambda f, j=j: _read_vocab(f, sealed, sizes[j], j))
+              for j, s in enumerate(specs)}
     gaz = (_reading(path / "gazetteer.lst", lambda f: _read_gazetteer(f, specs))
            if (path / "gazetteer.lst").exists() else None)
     lexicon = (_reading(path / "clusters.words", lambda _: Lexicon.load_model_files(path))
@@ -204,8 +206,9 @@ def _read_featurizer(path: Path, config: dict, specs: list[FeatureSpec], sealed:
     return Featurizer(specs, vocabs, gaz, lexicon)
 
 
-def _read_vocab(file: Path, sealed: bool) -> Vocab:
-    vocab = Vocab.load(file)
+def _read_vocab(file: Path, sealed: bool, entries: int, j: int) -> Vocab:
+    vocab = Vocab.load(file, entries, f"but net.vocab_sizes[{j}] in config.json is "
+                                      f"{entries:,}")
     if not sealed and isinstance(vocab, FileVocab):
         vocab.preload()   # indexing checks that no entry is listed twice
     return vocab

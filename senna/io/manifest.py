@@ -121,7 +121,9 @@ def read_limited(path: str | os.PathLike, limit: int) -> bytes:
         if size > limit:
             raise ManifestError(f"{path}: {size:,} bytes, more than the {limit:,} such a file "
                                 "may have")
-        data = f.read(limit + 1)
+        data = f.read(size + 1)   # not limit + 1: read() sets aside what it is asked for
+        if len(data) > size:       # grown since: read on, up to the limit
+            data += f.read(limit + 1 - len(data))
     if len(data) > limit:
         raise ManifestError(f"{path}: more than the {limit:,} bytes such a file may have")
     return data
