@@ -55,7 +55,7 @@ from senna.io.word_base import (
     within_dir,
 )
 from senna.nn.config import NetConfig
-from senna.tasks import register
+from senna.tasks import register, task_from_record
 from senna.vocab import FileVocab, TagSet, Vocab
 
 FORMAT = "senna-model"
@@ -136,9 +136,7 @@ def read_config(path: Path) -> dict:
         raise ModelError(f"{path}: model format version {config.get('version')!r}, "
                          f"this senna reads version {VERSION}")
     check_config(config, path / "config.json")
-    if "task_spec" in config:   # a user's own task: known from here on
-        if not isinstance(config["task_spec"], dict):
-            raise ModelError(f"{path}/config.json: task_spec must be an object")
+    if "task_spec" in config:   # a user's own task: known to the runtime from here on
         try:
             register(config["task_spec"])
         except ValueError as e:
@@ -242,6 +240,8 @@ def load_model(path: str | os.PathLike, shared_tables: bool = False,
                            {k: v for k, v in config.items()
                             if k not in ("format", "version", "task", "net", "features",
                                          "tags")})
+        if "task_spec" in config:
+            model.task_spec = task_from_record(config["task_spec"])
         check_settings(model, path)
         model.weights = _reading(path / "weights.npz",
                                  lambda f: load_npz(f, array_check(model, f)))

@@ -9,6 +9,7 @@ import numpy as np
 
 from senna.features import Featurizer
 from senna.nn.config import NetConfig
+from senna.tasks import TaskSpec
 from senna.vocab import TagSet
 
 
@@ -24,3 +25,6 @@ class SavedModel:
     tags: TagSet
     weights: dict[str, np.ndarray]
     info: dict = field(default_factory=dict)   # scheme, training record, dev scores ...
+    # a user's task as this model's config declares it (its file layout, scheme, licence):
+    # the model's own, whatever other model of that name is loaded
+    task_spec: TaskSpec | None = None
