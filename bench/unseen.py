@@ -22,8 +22,9 @@ import numpy as np
 
 from senna.datasets import model_config, rebase, recorded_dev_set, split_train_dev
 from senna.features.kinds import WordFeature
-from senna.io.checkpoint import base_table, load_model, save_model
+from senna.io.checkpoint import load_model, save_model
 from senna.io.formats import read_dataset
+from senna.io.word_base import base_table
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import gold_tags, score_predictions

@@ -26,17 +26,17 @@ from typing import Any
 import numpy as np
 
 from senna.io.manifest import (
-    Verifying,
     drop_manifest,
     inside,
-    open_regular,
     quiet,
     read_json,
+    verify,
     write_manifest,
 )
 from senna.io.npz import load_npz
 from senna.io.text import open_text
 from senna.text.normalize import NUMBER, PADDING, RARE, normalize_word
+from senna.vocab import read_vocabulary
 
 FORMAT = "senna-embeddings"
 VERSION = 1
@@ -150,11 +150,11 @@ def read_stored(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
     must be its own (no links out of it) and, where it has a manifest, as saved."""
     root = Path(path)
     inside(root, embedding_files(root))
-    checksums = Verifying(root, embedding_files(root))
+    verify(root, embedding_files(root))   # before any file is parsed
     meta = read_metadata(path)
-    try:
-        with open_regular(root / WORDS_FILE) as f:   # a FIFO: refused, not waited on
-            words = f.read()
+    try:   # a FIFO: refused, not waited on; no more lines than embeddings.json says
+        words = read_vocabulary(root / WORDS_FILE, entries=meta["count"],
+                                expected=f"but {META_FILE} says {meta['count']:,} words")
         words.decode("utf-8")
     except FileNotFoundError:
         raise ValueError(f"{path}: incomplete embeddings directory (no {WORDS_FILE})") from None
@@ -181,7 +181,6 @@ def read_stored(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
     if vectors.ndim != 2 or vectors.dtype.kind != "f":
         raise ValueError(f"{root / VECTORS_FILE}: expected a 2-D float array 'vectors', got "
                          f"{vectors.dtype} of shape {vectors.shape}")
-    checksums.result()
     if count != vectors.shape[0]:
         raise ValueError(f"{path}: {count} words but {vectors.shape[0]} vectors")
     if meta["count"] != count:

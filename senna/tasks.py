@@ -272,27 +272,45 @@ def task_record(spec: TaskSpec) -> dict:
     return {k: v for k, v in asdict(spec).items() if k in RECORD}
 
 
-def _behaviour(spec: TaskSpec) -> dict:
-    """A user's task record less its licence: what decides how its models tag."""
-    return {k: v for k, v in task_record(spec).items() if k != "licence"}
+# What of a user's task decides how the runtime writes its tags: the same in every model of
+# one name loaded in a process.  The rest (the training file's layout and scheme, the
+# data's licence) is each model's own: two models of "dates" read from different column
+# layouts, with different tag sets, load side by side.
+_RUNTIME = ("name", "scheme", "metric", "span_field", "column", "misc")
 
 
-def register(record: dict) -> TaskSpec:
-    """Make a user's task known to the runtime (a model of it is loaded): it joins TASKS
-    after the built-in ones, so it may read their columns.  ValueError for a name a
-    built-in task has, or another loaded task of that name declared otherwise (the licence
-    of their data aside: it changes nothing the runtime does)."""
+def task_from_record(record: dict) -> TaskSpec:
+    """A user's task as a model's config records it ("task_spec"); ValueError for a record
+    that is incomplete or takes a built-in task's name."""
+    if not isinstance(record, dict):
+        raise ValueError("task_spec must be an object")
     try:
         spec = TaskSpec(**{k: record[k] for k in RECORD},
                         presets={"basic": BASIC, "senna": BASIC}, default=False)
     except (KeyError, TypeError) as e:
         raise ValueError(f"a task record needs {', '.join(RECORD)} ({e})") from None
-    if spec.name in ALIASES and ALIASES[spec.name] in PRESETS or not _NAME.fullmatch(spec.name):
+    if not isinstance(spec.name, str) or spec.name in ALIASES and ALIASES[spec.name] in PRESETS \
+            or not _NAME.fullmatch(spec.name):
         raise ValueError(f"a user's task cannot be named {spec.name!r}")
-    if spec.name in TASKS and _behaviour(TASKS[spec.name]) != _behaviour(spec):
-        raise ValueError(f"another task named {spec.name} is loaded, declared otherwise")
-    TASKS[spec.name] = spec
-    ALIASES[spec.name] = spec.name
+    return spec
+
+
+def register(record: dict) -> TaskSpec:
+    """Make a user's task known to the runtime (a model of it is loaded): it joins TASKS
+    after the built-in ones, so it may read their columns.  -> the model's own task (its
+    layout, scheme of its files, licence), which loading another model of that name never
+    replaces.  ValueError for a name a built-in task has, or a task of that name loaded
+    already that writes its tags otherwise (labels against spans, another column)."""
+    spec = task_from_record(record)
+    known = TASKS.get(spec.name)
+    if known is None:
+        TASKS[spec.name] = spec
+        ALIASES[spec.name] = spec.name
+    elif any(getattr(known, k) != getattr(spec, k) for k in _RUNTIME):
+        differ = next(k for k in _RUNTIME if getattr(known, k) != getattr(spec, k))
+        raise ValueError(f"another model of a task named {spec.name} is loaded whose tags are "
+                         f"written otherwise ({differ} {getattr(known, differ)!r}, here "
+                         f"{getattr(spec, differ)!r}); give one of the tasks another name")
     return spec
 
 

@@ -14,9 +14,11 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
+from typing import BinaryIO
 
 import numpy as np
 
+from senna.io.lines import MAX_LINE
 from senna.io.manifest import open_regular
 from senna.text.normalize import PADDING, RARE
 
@@ -322,11 +324,13 @@ class Vocab:
             f.write(data)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> Vocab:
+    def load(cls, path: str | os.PathLike, entries: int | None = None, expected: str = ""
+             ) -> Vocab:
         """Files with the same content give the same (immutable) Vocab while one is in use:
         taggers trained from one dictionary (the shipped POS, PT0 and SRL models) then
-        share it, its index and the time to build it."""
-        data = read_vocabulary(path)
+        share it, its index and the time to build it.  `entries`: the most lines the
+        settings allow (`read_vocabulary`)."""
+        data = read_vocabulary(path, entries=entries, expected=expected)
         if data and not data.endswith(b"\n"):
             data += b"\n"
         vocab = _LOADED.get(data)   # the content is the key (hashed and compared in C)
@@ -355,38 +359,79 @@ _LOADED: weakref.WeakValueDictionary[bytes, Vocab] = weakref.WeakValueDictionary
 MAX_BYTES = 64 << 20
 
 
-def read_vocabulary(path: str | os.PathLike, limit: int | None = None) -> bytes:
+def read_vocabulary(path: str | os.PathLike, limit: int | None = None,
+                    entries: int | None = None, expected: str = "") -> bytes:
     """A vocabulary file's bytes (decompressed when its name ends in .gz), refused with one
-    line naming the file when it is not a regular file (a FIFO would block) or holds more
-    than `limit` bytes (default MAX_BYTES): a small gzip of gigabytes stops at the limit,
-    unread beyond it."""
+    line naming the file when it is not a regular file (a FIFO would block), holds more
+    than `limit` bytes (default MAX_BYTES), a line longer than MAX_LINE bytes, or more than
+    `entries` lines (what the settings call for, `expected` saying where): read and
+    decompressed in pieces and checked as it reads, so that a small gzip of gigabytes of
+    newlines, or of one line, stops within a few MiB."""
     limit = MAX_BYTES if limit is None else limit
+    bound = _Bound(path, limit, entries, expected)
     with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
         if size > limit:
             raise ValueError(f"{path}: {size:,} bytes, more than a vocabulary may have "
                              f"({limit:,})")
-        data = f.read(limit + 1)
-    if not str(path).endswith(".gz"):
-        return data
-    out, rest = b"", data
-    try:
-        while True:   # gzip members, one after another (as gzip.decompress reads them)
-            unpack = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            out += unpack.decompress(rest, limit + 1 - len(out))
-            if len(out) > limit:
-                raise ValueError(f"{path}: more than {limit:,} bytes once decompressed, "
-                                 "more than a vocabulary may have")
-            if not unpack.eof:
-                raise ValueError(f"{path}: not a gzip file (cut short)")
-            rest = unpack.unused_data
+        if not str(path).endswith(".gz"):
+            while piece := f.read(_PIECE):
+                bound.add(piece)
+            return bound.data()
+        try:
+            _gunzip(f, bound)
+        except zlib.error as e:
+            raise ValueError(f"{path}: not a gzip file ({e})") from None
+    return bound.data()
+
+
+_PIECE = MAX_LINE   # no line inside one piece is longer than MAX_LINE: only runs across
+
+
+def _gunzip(f: BinaryIO, bound: _Bound) -> None:
+    """Decompress the gzip members of `f`, one after another (as gzip.decompress reads
+    them), into `bound`, a piece at a time."""
+    unpack = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    while True:
+        if unpack.eof:
+            rest = unpack.unused_data or f.read(_PIECE)
             if not rest:
-                break
-    except zlib.error as e:
-        raise ValueError(f"{path}: not a gzip file ({e})") from None
-    return out
+                return
+            unpack = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        else:
+            rest = unpack.unconsumed_tail or f.read(_PIECE)
+            if not rest:
+                raise ValueError(f"{bound.path}: not a gzip file (cut short)")
+        bound.add(unpack.decompress(rest, _PIECE))
 
 
+class _Bound:
+    """The pieces of a vocabulary read so far, checked against its limits as they come."""
+
+    def __init__(self, path: str | os.PathLike, limit: int, entries: int | None,
+                 expected: str):
+        self.path, self.limit, self.entries, self.expected = path, limit, entries, expected
+        self.pieces: list[bytes] = []
+        self.size = self.lines = self.run = 0   # run: bytes since the last line break
+
+    def add(self, piece: bytes) -> None:
+        self.size += len(piece)
+        if self.size > self.limit:
+            raise ValueError(f"{self.path}: more than {self.limit:,} bytes once "
+                             "decompressed, more than a vocabulary may have")
+        first, last = piece.find(b"\n"), piece.rfind(b"\n")
+        if self.run + (len(piece) if first < 0 else first) > MAX_LINE:
+            raise ValueError(f"{self.path}:{self.lines + 1}: a line longer than "
+                             f"{MAX_LINE:,} bytes, no vocabulary entry is that long")
+        self.run = self.run + len(piece) if first < 0 else len(piece) - last - 1
+        self.lines += piece.count(b"\n")
+        if self.entries is not None and self.lines > self.entries:
+            raise ValueError(f"{self.path}: more than {self.entries:,} entries"
+                             f"{', ' + self.expected if self.expected else ''}")
+        self.pieces.append(piece)
+
+    def data(self) -> bytes:
+        return b"".join(self.pieces)
 
 
 class FileVocab(Vocab):

@@ -25,7 +25,8 @@ import pytest
 
 from senna.features.featurizer import Featurizer
 from senna.features.specs import FeatureSpec
-from senna.io.checkpoint import SavedModel, load_model, save_model
+from senna.io.checkpoint import load_model, save_model
+from senna.io.saved_model import SavedModel
 from senna.nn.config import NetConfig
 from senna.runtime import kernels
 from senna.text.normalize import CAPS_TAGS

@@ -12,7 +12,8 @@ from conftest import FIX
 
 torch = pytest.importorskip("torch")
 
-from senna.io.checkpoint import ModelError, load_model  # noqa: E402
+from senna.io.checkpoint import load_model  # noqa: E402
+from senna.io.saved_model import ModelError  # noqa: E402
 from senna.runtime.ensemble import EnsembleModel, load_tagger  # noqa: E402
 from senna.train.config import TrainConfig  # noqa: E402
 from senna.train.distill import MeanTeacher, NetworkTeacher, load_teachers  # noqa: E402

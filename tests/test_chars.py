@@ -159,7 +159,7 @@ def test_a_chars_model_tags_the_same_after_forgetting(tmp_path, monkeypatch):
     config["net"]["chars"][-1] = [5, 3]   # not what the feature says
     path.write_text(json.dumps(config))
     (path.parent / "manifest.json").unlink()   # else its recorded size refuses it first
-    from senna.io.checkpoint import ModelError
+    from senna.io.saved_model import ModelError
 
     with pytest.raises(ModelError, match="character settings"):
         TaskModel.load(cfg.out)

@@ -21,8 +21,9 @@ from conftest import MODELS
 from test_model_files import copy_shipped, copy_tiny, edit_config, fails, run
 
 from senna.cli.main import main as senna_main
-from senna.io.checkpoint import ModelError, load_model
+from senna.io.checkpoint import load_model
 from senna.io.manifest import ManifestError, read_json, verify
+from senna.io.saved_model import ModelError
 from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel, load_tagger
 
 
@@ -181,7 +182,8 @@ def test_a_sub_model_linked_outside_the_parser_is_refused(parser_copy, tmp_path)
     shutil.rmtree(parser_copy / "pt0")
     shutil.copytree(MODELS / "psg" / "pt0", tmp_path / "pt0")
     (parser_copy / "pt0").symlink_to(tmp_path / "pt0")
-    with pytest.raises(ModelError, match=r"psg/pt0/manifest\.json: a link to .*, outside"):
+    with pytest.raises(ModelError, match=r"psg/manifest\.json: entry 'pt0/manifest\.json' "
+                                         "leads outside"):
         load_tagger(parser_copy)
 
 
@@ -244,7 +246,8 @@ def test_without_a_manifest_a_vocabulary_stops_at_its_limit(capsys, monkeypatch,
 
     root = copy_shipped(tmp_path, "pos")
     (root / "pos" / "manifest.json").unlink()
-    newline_bomb(root / "pos" / "vocab" / "word.lst.gz", 20)
+    line = b"x" * 999 + b"\n"   # long lines: the byte limit comes before the lines' count
+    (root / "pos" / "vocab" / "word.lst.gz").write_bytes(gzip.compress(line * 20_000))
     monkeypatch.setattr(vocab, "MAX_BYTES", 4 << 20)
     err = fails(capsys, monkeypatch, root, "pos")
     assert "pos/vocab/word.lst.gz: more than 4,194,304 bytes once decompressed" in err
@@ -312,6 +315,10 @@ DEEP = "[" * 100_000 + "]" * 100_000
 def test_deep_json_in_a_model_is_one_line(capsys, monkeypatch, tiny, tmp_path, name):
     root = copy_tiny(tiny, tmp_path)
     (root / "pos" / name).write_text(DEEP)
+    if name == "config.json":   # refused by its size first, then without a manifest
+        assert "pos/config.json: changed since the model was saved (200,000 bytes" \
+            in fails(capsys, monkeypatch, root, "pos")
+        (root / "pos" / "manifest.json").unlink()
     err = fails(capsys, monkeypatch, root, "pos")
     assert f"pos/{name}: corrupt (nested more than 64 deep)" in err
 
@@ -375,3 +382,49 @@ def test_the_shipped_models_load_without_a_word(capsys, monkeypatch):
     for task in ("pos", "psg"):
         code, out, err = run(capsys, monkeypatch, MODELS, task)
         assert code == 0 and out and err == "", err
+
+
+def same_size_edit(file: Path, old: bytes, new: bytes) -> None:
+    """Replace `old` by `new` (as long) in `file`: a change only the checksum tells."""
+    assert len(old) == len(new)
+    data = file.read_bytes()
+    assert old in data
+    file.write_bytes(data.replace(old, new, 1))
+
+
+def test_checksums_are_compared_before_any_file_is_parsed(capsys, monkeypatch, tiny,
+                                                          tmp_path):
+    """A file of its recorded size but other content is refused by its checksum before
+    anything is parsed: a config.json that would fail its own checks, a vocabulary that
+    would not decompress."""
+    root = copy_tiny(tiny, tmp_path)
+    same_size_edit(root / "pos" / "config.json", b'"senna-model"', b'"senna-mOdel"')
+    err = fails(capsys, monkeypatch, root, "pos")
+    assert err.endswith("pos/config.json: changed since the model was saved (same size, "
+                        "different content); retrain or restore it"), err
+    shutil.copy(tiny / "pos" / "config.json", root / "pos" / "config.json")
+    vocab = next((root / "pos" / "vocab").iterdir())
+    vocab.write_bytes(b"\0" * vocab.stat().st_size)    # no list, no gzip: unparseable
+    with pytest.raises(ModelError, match=rf"{re.escape(vocab.name)}: changed since the model "
+                                         r"was saved \(same size, different content\)"):
+        load_model(root / "pos")
+
+
+def test_an_ensembles_checksums_come_before_its_json_is_parsed(tiny, tmp_path):
+    root = ensemble(tiny, tmp_path, ["seed-1", "seed-2"])
+    assert senna_main(["manifest", str(root)]) == 0
+    same_size_edit(root / ENSEMBLE_FILE, b'"senna-ensemble"', b'"senna-Ensemble"')
+    with pytest.raises(ModelError, match=r"ensemble\.json: changed since the model was saved "
+                                         r"\(same size, different content\)"):
+        load_tagger(root)
+
+
+def test_embeddings_checksums_come_before_their_metadata_is_parsed(tmp_path):
+    from senna.embeddings import read_embeddings, save_embeddings
+
+    save_embeddings(tmp_path / "emb", ["a", "b"], [[1.0, 2.0], [3.0, 4.0]])
+    same_size_edit(tmp_path / "emb" / "embeddings.json", b'"senna-embeddings"',
+                   b'"senna-Embeddings"')
+    with pytest.raises(ManifestError, match=r"embeddings\.json: changed since the model was "
+                                            r"saved \(same size, different content\)"):
+        read_embeddings(tmp_path / "emb")

@@ -11,7 +11,8 @@ from senna.features import specs as F
 from senna.features.featurizer import Featurizer
 from senna.features.kinds import ClusterFeature
 from senna.features.lexicons import Lexicon, cluster_key
-from senna.io.checkpoint import ModelError, load_model
+from senna.io.checkpoint import load_model
+from senna.io.saved_model import ModelError
 from senna.lm.clusters import kmeans, tokenise
 from senna.tasks import get_task
 from senna.vocab import Vocab

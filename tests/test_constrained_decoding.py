@@ -106,7 +106,7 @@ def test_criterion_comes_from_the_config():
     some; a sentence-level (sll) one without them is an error, not a silent argmax."""
     from conftest import NER, tiny_model
 
-    from senna.io.checkpoint import ModelError
+    from senna.io.saved_model import ModelError
     from senna.runtime.model import TaskModel
 
     saved = tiny_model("ner", NER, seed=3)

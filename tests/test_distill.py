@@ -13,7 +13,8 @@ from conftest import FIX
 torch = pytest.importorskip("torch")
 
 from senna.datasets import load_splits  # noqa: E402
-from senna.io.checkpoint import ModelError, load_model  # noqa: E402
+from senna.io.checkpoint import load_model  # noqa: E402
+from senna.io.saved_model import ModelError  # noqa: E402
 from senna.runtime.ensemble import EnsembleModel, load_tagger  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.pipeline import Pipeline, default_model_dir  # noqa: E402

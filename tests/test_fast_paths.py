@@ -13,7 +13,8 @@ import pytest
 
 from senna.api import load, pretokenized_document, raw_document
 from senna.document import Sentence
-from senna.io.checkpoint import _all_finite, load_model
+from senna.io.checkpoint import load_model
+from senna.io.model_checks import all_finite
 from senna.io.npz import load_npz
 from senna.io.output import FORMATS, OutputOptions, format_document, format_documents
 from senna.tagset import apply_tagset, to_wsj
@@ -132,12 +133,12 @@ def test_npz_damage_is_an_error(tmp_path) -> None:
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_all_finite(dtype) -> None:
     a = np.random.default_rng(0).standard_normal((600_000, 2)).astype(dtype)
-    assert _all_finite(a) and _all_finite(a[:, ::2]) and _all_finite(a[:0])
+    assert all_finite(a) and all_finite(a[:, ::2]) and all_finite(a[:0])
     for bad in (np.nan, np.inf, -np.inf):
         for at in ((0, 0), (-1, -1), (300_000, 1)):
             b = a.copy()
             b[at] = bad
-            assert not _all_finite(b)
+            assert not all_finite(b)
 
 
 def test_word_table_rows_located_on_first_read_equal_the_full_table() -> None:

@@ -63,9 +63,17 @@ def fails(capsys, monkeypatch, root: Path, task: str, data: bytes = SENTENCE) ->
 
 
 def edit_config(model: Path, edit) -> None:
+    """Edit config.json and its manifest entry alike, as someone who rewrites both: the
+    checks of the config's content are what then stands in the way."""
+    from senna.io.manifest import digest
+
     config = json.loads((model / "config.json").read_text())
     edit(config)
     (model / "config.json").write_text(json.dumps(config, indent=1))
+    if (model / "manifest.json").exists():
+        manifest = json.loads((model / "manifest.json").read_text())
+        manifest["files"]["config.json"] = digest(model / "config.json")
+        (model / "manifest.json").write_text(json.dumps(manifest))
 
 
 def edit_weights(model: Path, edit) -> None:
@@ -91,7 +99,7 @@ def test_compressed_member_claiming_terabytes_is_refused_before_allocating(
 
 
 def test_an_ensembles_joined_layer_claiming_terabytes(tiny, tmp_path):
-    from senna.io.checkpoint import ModelError
+    from senna.io.saved_model import ModelError
     from senna.runtime.ensemble import ENSEMBLE_FILE, FORMAT, EnsembleModel
 
     shutil.copytree(tiny / "pos", tmp_path / "e" / "seed-1")
@@ -129,6 +137,9 @@ def test_compressed_member_claiming_more_than_deflate_can_hold(tmp_path):
 def test_absurd_weights_are_refused(capsys, monkeypatch, tiny, tmp_path):
     root = copy_tiny(tiny, tmp_path)
     edit_weights(root / "pos", lambda a: a["l2.weight"].__setitem__((0, 0), 3e38))
+    assert "pos/weights.npz: changed since the model was saved (same size, different " \
+        "content)" in fails(capsys, monkeypatch, root, "pos")   # checksum, before parsing
+    (root / "pos" / "manifest.json").unlink()             # checked without checksums
     err = fails(capsys, monkeypatch, root, "pos")
     assert "pos/weights.npz: array 'l2.weight' holds 1 value beyond ±10000" in err
 
@@ -198,6 +209,9 @@ def test_gazetteer_linked_outside_the_model(capsys, monkeypatch, tmp_path):
     outside.write_text("root:x:0:0:root:/root:/bin/bash\nlist:x:38:38:Mailing List Manager\n")
     (root / "ner" / "gazetteer.lst").unlink()
     (root / "ner" / "gazetteer.lst").symlink_to(outside)
+    err = fails(capsys, monkeypatch, root, "ner")
+    assert "ner/manifest.json: entry 'gazetteer.lst' leads outside" in err   # never hashed
+    (root / "ner" / "manifest.json").unlink()
     err = fails(capsys, monkeypatch, root, "ner")
     assert "ner/gazetteer.lst: a link to" in err and "outside" in err
 
@@ -335,12 +349,12 @@ def test_embeddings_are_checked_like_models(tmp_path):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_weight_limit_holds_for_every_layout(dtype):
-    from senna.io.checkpoint import WEIGHT_LIMIT, _within
+    from senna.io.model_checks import WEIGHT_LIMIT, within_limit
 
     a = np.full((3, 4), WEIGHT_LIMIT, dtype=dtype)
     a[1, 1] = -WEIGHT_LIMIT
-    assert _within(a, WEIGHT_LIMIT) and _within(a[:, ::2], WEIGHT_LIMIT)
+    assert within_limit(a, WEIGHT_LIMIT) and within_limit(a[:, ::2], WEIGHT_LIMIT)
     for bad in (np.nan, np.inf, -np.inf, -2 * WEIGHT_LIMIT):
         b = a.copy()
         b[2, 2] = bad
-        assert not _within(b, WEIGHT_LIMIT) and not _within(b[:, ::2], WEIGHT_LIMIT)
+        assert not within_limit(b, WEIGHT_LIMIT) and not within_limit(b[:, ::2], WEIGHT_LIMIT)

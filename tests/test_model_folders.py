@@ -23,7 +23,8 @@ import senna  # noqa: E402
 from senna.cli import tag as cli  # noqa: E402
 from senna.cli.main import main  # noqa: E402
 from senna.embeddings import read_embeddings, save_embeddings, scaled  # noqa: E402
-from senna.io.checkpoint import ModelError, load_model, save_model  # noqa: E402
+from senna.io.checkpoint import load_model, save_model  # noqa: E402
+from senna.io.saved_model import ModelError  # noqa: E402
 from senna.runtime.pipeline import default_model_dir  # noqa: E402
 from senna.train.loop import train  # noqa: E402
 
@@ -141,12 +142,12 @@ def test_compact_works_on_the_copy(trained, tmp_path):
 def test_the_shipped_layout_shares_the_embeddings_beside_it(trained, tmp_path, monkeypatch):
     """Inside the shipped models' folder a model keeps reading the embeddings beside it
     (one table for all taggers: the shipped models' size), and loads alike."""
-    from senna.io import checkpoint
+    from senna.io import word_base
 
     _, copy, _, _ = trained
     root = tmp_path / "models"
     shutil.copytree(copy / "embeddings", root / "embeddings")
-    monkeypatch.setattr(checkpoint, "SHIPPED", root)
+    monkeypatch.setattr(word_base, "SHIPPED", root)
     model = load_model(copy)
     model.info["word_base"]["embeddings"] = str(root / "embeddings")
     save_model(root / "ner", model)
@@ -162,14 +163,14 @@ def test_a_model_moved_among_the_shipped_ones_reads_their_embeddings(trained, tm
     """A model trained elsewhere from the shipped embeddings, then moved among the shipped
     models: compacted there, it drops its own copy of their rows and reads them beside it
     (the same rows: it loads alike); a copy of other embeddings' rows stays."""
-    from senna.io import checkpoint
+    from senna.io import word_base
 
     _, copy, emb, _ = trained
     for shift, shared in ((0.0, True), (1.0, False)):
         root = tmp_path / f"models-{shift}"
         save_embeddings(root / "embeddings", emb[0], emb[1] + shift, dtype="float16")
-        monkeypatch.setattr(checkpoint, "SHIPPED", root)
-        monkeypatch.setattr(checkpoint, "DEFAULT_EMBEDDINGS", root / "embeddings")
+        monkeypatch.setattr(word_base, "SHIPPED", root)
+        monkeypatch.setattr(word_base, "DEFAULT_EMBEDDINGS", root / "embeddings")
         moved = root / "ner"
         shutil.copytree(copy, moved)
         assert main(["compact", str(moved), "--rows", "float32"]) == 0

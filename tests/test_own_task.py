@@ -137,7 +137,8 @@ def test_evaluate_prints_trainings_dev_score_and_writes_the_layout(model, tmp_pa
 def test_the_task_record_states_the_runs_licence_which_does_not_make_it_another_task(
         monkeypatch):
     """--licence reaches the model's task record (as its card states it); two models of one
-    task whose data differ only in licence load side by side, a different layout does not."""
+    task whose data differ only in licence, or in their files' layout, load side by side,
+    each keeping its own; one whose tags are written otherwise (labels, not spans) does not."""
     from types import SimpleNamespace
 
     from senna import tasks
@@ -154,8 +155,11 @@ def test_the_task_record_states_the_runs_licence_which_does_not_make_it_another_
     assert unstated["licence"] == "not stated"
     tasks.register(mine)
     assert tasks.register(unstated).name == "dates"
-    with pytest.raises(ValueError, match="another task named dates is loaded"):
-        tasks.register({**mine, "fmt": "columns:word,dates"})
+    known = tasks.TASKS["dates"]
+    assert tasks.register({**mine, "fmt": "columns:word,dates"}).fmt == "columns:word,dates"
+    assert tasks.TASKS["dates"] is known   # not replaced
+    with pytest.raises(ValueError, match="another model of a task named dates is loaded"):
+        tasks.register({**mine, "scheme": "tags", "metric": "accuracy"})
 
 
 def composed(*args: str) -> list[list[str]]:

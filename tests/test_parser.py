@@ -19,9 +19,10 @@ torch = pytest.importorskip("torch")
 from senna.cli import evaluate as cli_evaluate  # noqa: E402
 from senna.cli import tag as cli_tag  # noqa: E402
 from senna.features.kinds import Batch  # noqa: E402
-from senna.io.checkpoint import ModelError, load_model  # noqa: E402
+from senna.io.checkpoint import load_model  # noqa: E402
 from senna.io.conll import read_gold_conll  # noqa: E402
 from senna.io.formats import guess_format, read_dataset  # noqa: E402
+from senna.io.saved_model import ModelError  # noqa: E402
 from senna.nn.networks import weights_of  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
 from senna.runtime.parser import ParserModel  # noqa: E402
@@ -514,7 +515,7 @@ def test_a_first_level_kept_from_a_tagger_of_other_labels_is_refused(psg_dir):
     learnt (another treebank's) is refused; the CoNLL chunk labels, a subset of its own, pass."""
     from conftest import CHUNK, POS, tiny_model
 
-    from senna.io.checkpoint import ModelError
+    from senna.io.saved_model import ModelError
 
     parser = ParserModel.load(psg_dir)
     parser.first_level = "pt0"

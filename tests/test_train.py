@@ -120,7 +120,7 @@ def test_models_from_an_embeddings_directory_store_only_changed_rows(tmp_path, f
     assert len(vocab) > 300 and len(rows) < len(vocab) - 290  # the w-words are untouched
     table = saved.weights["emb.tables.0.weight"]
     net = network_from_saved(saved)  # same table as training left it
-    from senna.io.checkpoint import base_table
+    from senna.io.word_base import base_table
 
     trained_from = {**saved.info["word_base"], "embeddings": str(tmp_path / "emb")}
     start, found = base_table(trained_from, vocab, Path(cfg.out))
@@ -188,8 +188,8 @@ def test_compact_stores_a_models_own_rows_in_float16(tmp_path):
     assert (vocab / "word.lst").read_bytes() == words_before
     assert not (vocab / "word.lst.gz").exists()
     assert main(["compact", cfg.out, "--rows", "float16"]) == 0
-    from senna.io.checkpoint import ModelError
     from senna.io.manifest import drop_manifest
+    from senna.io.saved_model import ModelError
     drop_manifest(Path(cfg.out))
     (vocab / "word.lst.gz").write_bytes(b"not gzip")
     with pytest.raises(ModelError, match="word.lst.gz"):

@@ -15,7 +15,7 @@ import argparse
 from dataclasses import MISSING, fields
 from pathlib import Path
 
-from senna.io.checkpoint import ModelError
+from senna.io.saved_model import ModelError
 from senna.runtime.ensemble import folder_task
 from senna.runtime.pipeline import language_models
 from senna.settings import base_type, option

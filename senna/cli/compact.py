@@ -17,7 +17,8 @@ import shlex
 import sys
 
 from senna.cli.args import Parser
-from senna.io.checkpoint import ModelError, load_model, save_model
+from senna.io.checkpoint import load_model, save_model
+from senna.io.saved_model import ModelError
 from senna.train.card import write_card
 
 

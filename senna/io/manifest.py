@@ -6,16 +6,17 @@ out of range), but not files that are valid and different: tags reordered in con
 another gazetteer, a vocabulary edited by hand.  A tagger reading them exits 0 with wrong
 tags.  The checksums make any change since the save an error that names the file.
 Checking costs a read of the files and about 1.3 ms of CPU per MB of SHA-256 (23 ms for
-the POS tagger and its embeddings), in a background thread while the files are parsed
-(`Verifying`).  Directories saved before manifests existed load
-with a one-line warning, and their vocabularies are checked in full instead (a manifest
-vouches that the saved vocabularies had no duplicates).
+the POS tagger and its embeddings), the files hashed in parallel (`verify`).  Directories
+saved before manifests existed load with a one-line warning, and their vocabularies are
+checked in full instead (a manifest vouches that the saved vocabularies had no
+duplicates).
 
 `senna manifest DIR ...` loads a model or embeddings directory with every check and then
 writes its manifest (for directories saved by an older senna).
 
-The sizes are compared before any file is parsed (a vocabulary replaced by a small gzip
-of gigabytes is refused by its size, not decompressed), the checksums beside the parsing.
+The sizes and the checksums are compared before any file is parsed: a vocabulary replaced
+by a small gzip of gigabytes is refused by its size, not decompressed, and a config.json
+edited to the same size is refused before it is read.
 A model's sub-folders that hold models of their own (the parser's `pt0/` and `nml/`, an
 ensemble's members, a model's own `embeddings/`) are recorded by their manifests, so a
 sub-model deleted or replaced since the save is an error too; one added since (a tagger
@@ -41,6 +42,7 @@ import stat
 import sys
 import threading
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -119,7 +121,9 @@ def read_limited(path: str | os.PathLike, limit: int) -> bytes:
         if size > limit:
             raise ManifestError(f"{path}: {size:,} bytes, more than the {limit:,} such a file "
                                 "may have")
-        data = f.read(limit + 1)
+        data = f.read(size + 1)   # not limit + 1: read() sets aside what it is asked for
+        if len(data) > size:       # grown since: read on, up to the limit
+            data += f.read(limit + 1 - len(data))
     if len(data) > limit:
         raise ManifestError(f"{path}: more than the {limit:,} bytes such a file may have")
     return data
@@ -339,48 +343,55 @@ def precheck(root: str | os.PathLike, names: Iterable[str]) -> dict[str, dict] |
 
 
 def verify(root: str | os.PathLike, names: Iterable[str]) -> bool:
-    """Check the files `names` that `root` holds (those its loader would read) against its
-    manifest: ManifestError naming the first file that changed, is missing or is not listed.
-    -> False (after a one-line warning on stderr, once per directory) when there is no
-    manifest, True when every file matched."""
+    """Check every file `root`'s manifest lists, and the files `names` that its loader
+    reads, against the manifest, before any of them is parsed: ManifestError naming the
+    first file that changed, is missing or is not listed.  -> False (after a one-line
+    warning on stderr, once per directory) when there is no manifest, True when every
+    file matched.  The files are hashed in parallel (hashlib lets other threads run), and
+    a file already hashed in this process, unchanged since (`_digest_once`), is not
+    read again."""
     root = Path(root)
     files = precheck(root, names)
     if files is None:
         return False
+    got = digests(root, list(files))
     for name, want in files.items():
-        got = digest(root / name)
-        if got != {"size": want["size"], "sha256": want["sha256"]}:
-            what = (f"{got['size']:,} bytes, saved with {want['size']:,}"
-                    if got["size"] != want["size"] else "same size, different content")
+        if got[name] != {"size": want["size"], "sha256": want["sha256"]}:
+            what = (f"{got[name]['size']:,} bytes, saved with {want['size']:,}"
+                    if got[name]["size"] != want["size"] else "same size, different content")
             raise _changed(root, name, what if not _is_sub(name) else "replaced")
     return True
 
 
-class Verifying:
-    """`verify` in a background thread, started before a directory's files are parsed:
-    hashlib lets other threads run while it hashes, so on a machine with a free core the
-    checksums cost the load next to nothing.  `result()` waits for it and returns what
-    `verify` returned or raises what it raised.  What costs no read (`precheck`: files
-    listed, present, regular and of their recorded sizes) is checked first, before the
-    thread starts, so that no file of the wrong size is ever parsed."""
+def digests(root: Path, names: list[str]) -> dict[str, dict[str, int | str]]:
+    """name -> `digest` of each of root's files `names`, hashed in parallel."""
+    workers = min(len(names), os.cpu_count() or 1, 8)
+    if workers < 2:
+        return {n: _digest_once(root / n) for n in names}
+    with ThreadPoolExecutor(workers, thread_name_prefix="senna-manifest") as pool:
+        return dict(zip(names, pool.map(lambda n: _digest_once(root / n), names),
+                        strict=True))
 
-    def __init__(self, root: str | os.PathLike, names: Iterable[str]):
-        names = list(names)
-        precheck(root, names)
-        self._outcome: tuple[bool, BaseException | None] = (False, None)
-        self._thread = threading.Thread(target=self._run, args=(root, names),
-                                        daemon=True, name="senna-manifest")
-        self._thread.start()
 
-    def _run(self, root: str | os.PathLike, names: list[str]) -> None:
-        try:
-            self._outcome = (verify(root, names), None)
-        except BaseException as e:  # noqa: BLE001 (raised again in the caller's thread)
-            self._outcome = (False, e)
+# (device, inode, size, mtime, ctime) of a file hashed in this process -> its digest: a
+# write to the file changes its ctime, which no one can set back
+_DIGESTS: dict[tuple[int, ...], dict[str, int | str]] = {}
+_DIGESTS_LOCK = threading.Lock()
 
-    def result(self) -> bool:
-        self._thread.join()
-        ok, error = self._outcome
-        if error is not None:
-            raise error
-        return ok
+
+def _digest_once(path: Path) -> dict[str, int | str]:
+    """`digest(path)`, reused while the file is unchanged (a model loaded again, the
+    embeddings several taggers share)."""
+    st = _stat(path)
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    with _DIGESTS_LOCK:
+        known = _DIGESTS.get(key)
+    if known is not None:
+        return known
+    got = digest(path)
+    if got["size"] == st.st_size:
+        with _DIGESTS_LOCK:
+            if len(_DIGESTS) >= MAX_FILES:   # a server reloading models for days
+                _DIGESTS.clear()
+            _DIGESTS[key] = got
+    return got

@@ -33,20 +33,22 @@ import numpy as np
 
 from senna.decode.constraints import for_scheme
 from senna.decode.viterbi import Decoder
-from senna.io.checkpoint import ModelError, read_config, seal_model
+from senna.io.checkpoint import read_config, seal_model
 from senna.io.manifest import (
+    MANIFEST,
     ManifestError,
-    Verifying,
     forget_sub_models,
     precheck,
     quiet,
     read_json,
     resolved,
     sub_manifests,
+    verify,
     within,
     write_manifest,
 )
 from senna.io.npz import load_npz
+from senna.io.saved_model import ModelError
 from senna.runtime import kernels
 from senna.runtime.chars import char_tables
 from senna.runtime.model import TaskModel
@@ -93,9 +95,11 @@ def folder_task(path: Path) -> str | None:
 
 def read_spec(path: Path) -> dict:
     """An ensemble's ensemble.json, read as every model file is (`read_json`: a regular
-    file, bounded in size and nesting)."""
+    file, bounded in size and nesting), after the folder's manifest checks (`verify`)."""
     file = path / ENSEMBLE_FILE
     try:
+        if (path / MANIFEST).exists():   # every listed file checked before any is parsed
+            verify(path, [ENSEMBLE_FILE])
         spec = read_json(file)
     except FileNotFoundError:
         raise ModelError(f"{path}: no {ENSEMBLE_FILE}") from None
@@ -256,14 +260,13 @@ class EnsembleModel(TaskModel):
 
     @classmethod
     def load(cls, path: str | os.PathLike, combine: str | None = None) -> EnsembleModel:
-        """An ensemble's folder: its manifest's sizes checked before ensemble.json is
-        parsed, its members (`member_folders`) loaded, the checksums last."""
+        """An ensemble's folder: its manifest's sizes and checksums checked before
+        ensemble.json is parsed, then its members (`member_folders`) loaded."""
         path = Path(path)
         try:
-            precheck(path, [ENSEMBLE_FILE, *sub_manifests(path)])
-            spec = read_spec(path)
+            spec = read_spec(path)   # with a manifest: every file checked first
             folders = member_folders(path, spec)
-            checksums = Verifying(path, ensemble_files(path, spec))
+            precheck(path, ensemble_files(path, spec))
             members = []
             for m, folder in zip(spec["members"], folders, strict=True):
                 members.append(TaskModel.load(folder))
@@ -275,7 +278,6 @@ class EnsembleModel(TaskModel):
             if spec.get("joined"):
                 where = within(path, spec["joined"], "joined", path / ENSEMBLE_FILE)
                 joined = load_npz(where)   # headers checked first
-            checksums.result()
         except ManifestError as e:
             raise ModelError(str(e)) from None
         except (OSError, ValueError, KeyError, TypeError, EOFError, RuntimeError,

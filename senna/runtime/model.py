@@ -10,7 +10,8 @@ import numpy as np
 from senna.decode.constraints import for_scheme
 from senna.decode.roles import drop_orphans, unique_core_roles
 from senna.decode.viterbi import Decoder
-from senna.io.checkpoint import ModelError, SavedModel, load_model
+from senna.io.checkpoint import load_model
+from senna.io.saved_model import ModelError, SavedModel
 from senna.runtime import kernels
 from senna.runtime.chars import bound, char_tables
 from senna.tags import split_tag

@@ -37,8 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from senna.features.kinds import Batch
-from senna.io.checkpoint import ModelError, SavedModel, load_model
+from senna.io.checkpoint import load_model
 from senna.io.manifest import ManifestError, resolved
+from senna.io.saved_model import ModelError, SavedModel
 from senna.runtime import kernels
 from senna.runtime.chars import bound
 from senna.runtime.model import TaskModel

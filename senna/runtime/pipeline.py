@@ -26,7 +26,7 @@ from pathlib import Path
 
 from senna.document import Sentence, Token
 from senna.features.kinds import ColumnFeature, LevelFeature
-from senna.io.checkpoint import ModelError
+from senna.io.saved_model import ModelError
 from senna.runtime.ensemble import folder_task, load_tagger, model_folders_in
 from senna.runtime.model import SRL_EXACT, TaskModel
 from senna.runtime.predict import in_documents

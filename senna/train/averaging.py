@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from senna.io.checkpoint import SavedModel, load_model
+from senna.io.checkpoint import load_model
+from senna.io.saved_model import SavedModel
 from senna.nn.networks import load_weights, weights_of
 from senna.tasks import TaskSpec
 from senna.train.config import TrainConfig

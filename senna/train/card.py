@@ -10,7 +10,8 @@ from pathlib import Path
 
 from senna.datasets import parse_spec
 from senna.embeddings import read_metadata, text_licences
-from senna.io.checkpoint import OWN_BASE, ModelError
+from senna.io.saved_model import ModelError
+from senna.io.word_base import OWN_BASE
 from senna.nn.config import NetConfig
 from senna.syntax.levels import FLATTENED
 from senna.tasks import get_task, register

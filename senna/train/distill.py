@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from senna.io.checkpoint import ModelError, SavedModel, load_model
+from senna.io.checkpoint import load_model
+from senna.io.saved_model import ModelError, SavedModel
 from senna.nn.networks import bind_spellings, build_network, load_weights
 from senna.runtime.ensemble import ENSEMBLE_FILE, EnsembleModel
 from senna.runtime.model import TaskModel

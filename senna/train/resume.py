@@ -40,7 +40,8 @@ from pathlib import Path
 
 import torch
 
-from senna.io.checkpoint import SavedModel, load_model
+from senna.io.checkpoint import load_model
+from senna.io.saved_model import SavedModel
 from senna.nn.networks import load_weights
 from senna.settings import option
 from senna.tasks import TASKS

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import torch
 
 from senna.datasets import level_zero
-from senna.io.checkpoint import SavedModel
+from senna.io.saved_model import SavedModel
 from senna.nn.networks import Tagger, device_of
 from senna.runtime.model import decode_roles, model_decoder
 from senna.runtime.parser import ParserModel

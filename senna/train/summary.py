@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from senna.features.kinds import WordFeature
-from senna.io.checkpoint import SavedModel
+from senna.io.saved_model import SavedModel
 from senna.text.normalize import normalize_words
 from senna.train.data import Example
 from senna.vocab import Vocab

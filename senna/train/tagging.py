@@ -27,7 +27,8 @@ from senna.features.featurizer import Featurizer
 from senna.features.kinds import GazetteerFeature, WordFeature
 from senna.features.lexicons import Gazetteer, Lexicon
 from senna.features.specs import column_sources
-from senna.io.checkpoint import SavedModel, finish_model, save_model
+from senna.io.checkpoint import finish_model, save_model
+from senna.io.saved_model import SavedModel
 from senna.nn.config import NetConfig
 from senna.nn.networks import (
     Tagger,
