@@ -24,7 +24,7 @@ from senna.io.output import CHUNK_LINES, OutputOptions
 from senna.runtime.model import TaskModel
 from senna.runtime.pipeline import Pipeline
 from senna.tags import RoleTags
-from senna.text.pieces import MAX_WORDS, piece_bounds
+from senna.text.pieces import MAX_WORDS, UNMARKED, piece_bounds
 
 ALL = ("pos", "chunk", "ner", "pt0", "srl")
 
@@ -60,6 +60,19 @@ def test_pieces_end_at_the_strongest_boundary_near_the_limit():
     assert piece_bounds(["w"] * 20, 20) == [(0, 20)] and piece_bounds([], 5) == [(0, 0)]
     with pytest.raises(ValueError, match="at least 1"):
         piece_bounds(["w"], 0)
+
+
+def test_text_without_boundaries_is_cut_near_an_ordinary_sentence():
+    """Nothing marks where unpunctuated text's sentences end: its pieces are of equal
+    length of at most UNMARKED words, so SRL rows stay short; punctuated text is cut at its
+    boundaries as before."""
+    cuts = piece_bounds(["w"] * 1000)
+    assert len({b - a for a, b in cuts}) <= 2 and max(b - a for a, b in cuts) <= UNMARKED
+    assert len(cuts) == -(-1000 // UNMARKED)
+    words = (["w"] * 99 + ["."]) * 10
+    assert piece_bounds(words) == [(i, i + 100) for i in range(0, 1000, 100)]
+    mixed = piece_bounds(["w"] * 300 + ["."] + ["w"] * 50)    # equal pieces up to the mark
+    assert (282, 301) in mixed and all(b - a <= UNMARKED for a, b in mixed[:-1])
 
 
 @pytest.mark.parametrize("radius", [1000, 2])

@@ -169,29 +169,28 @@ def role_rows(sent: Sentence, scheme: str, lo: int, hi: int) -> Iterator[list[st
 
 
 def role_lines(sent: Sentence, scheme: str, width: int) -> Iterator[str]:
-    """The role fields of every word as one text of tab-joined `%{width}s` fields, from
-    one row patched word by word: a word costs the windows that cover it and one join, not
-    a field-by-field format of every predicate's column."""
+    """The role fields of every word as one text of tab-joined `%{width}s` fields: a
+    blank row (every field the tag outside a window) with the fields of the windows that
+    cover the word put in, so that a word costs those windows and one copy of the row,
+    not a field-by-field join of every predicate's column."""
     fill, windows = role_windows(sent, scheme)
     fill = f"%{width}s" % fill
     padded = [(start, [f"%{width}s" % t for t in tags]) for start, tags in windows]
-    row = [fill] * len(padded)
+    blank, stride = "\t".join([fill] * len(padded)), len(fill) + 1
     order = sorted(range(len(padded)), key=lambda k: padded[k][0])
     nxt, active = 0, []
     for i in range(len(sent.words)):
         while nxt < len(order) and padded[order[nxt]][0] <= i:
             active.append(order[nxt])
             nxt += 1
-        still = []
+        active = sorted(k for k in active if i < padded[k][0] + len(padded[k][1]))
+        parts, at = [], 0
         for k in active:
             start, tags = padded[k]
-            if i < start + len(tags):
-                row[k] = tags[i - start]
-                still.append(k)
-            else:
-                row[k] = fill
-        active = still
-        yield "\t".join(row)
+            parts += (blank[at : k * stride], tags[i - start])
+            at = k * stride + len(fill)
+        parts.append(blank[at:])
+        yield "".join(parts)
 
 
 def _row_chunks(sent: Sentence, opts: OutputOptions, padded: bool) -> Iterator[str]:
@@ -202,15 +201,15 @@ def _row_chunks(sent: Sentence, opts: OutputOptions, padded: bool) -> Iterator[s
     preds = set(sent.predicates)
     n, width = len(sent.words), len(plain) + 1 + len(sent.roles)
     widths = _widths(opts, width) if padded else [0] * width
-    line = (_line_format(tuple(widths[: len(plain) + 1]))[:-3] + "\t%s\n%s").__mod__
+    head = (_line_format(tuple(widths[: len(plain) + 1]))[:-3] + "\t").__mod__
     step = max(1, CHUNK_FIELDS // width)
     rows = role_lines(sent, opts.scheme, widths[-1])
     for lo in range(0, n, step):
-        hi = min(n, lo + step)
-        yield "".join(line((*(c[i] for c in plain),
-                            sent.words[i] if i in preds else "-", next(rows),
-                            "\n" if i == n - 1 else ""))
-                      for i in range(lo, hi))
+        parts: list[str] = []
+        for i in range(lo, min(n, lo + step)):   # the role text is joined once, not copied
+            parts += (head((*(c[i] for c in plain), sent.words[i] if i in preds else "-")),
+                      next(rows), "\n\n" if i == n - 1 else "\n")
+        yield "".join(parts)
 
 
 def _widths(opts: OutputOptions, n_columns: int) -> list[int]:

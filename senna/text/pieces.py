@@ -8,8 +8,10 @@ CoNLL-2003 eng.testa, 75 in EWT dev, 78 in CoNLL-2000) and all but two training 
 (EWT train: 135 and 159 words), so tagging on those sets is unchanged; it is also the
 length up to which SRL rows cover the whole sentence (senna.runtime.model.SRL_EXACT).
 A cut goes after the last strong boundary in the second half of the piece: sentence-final
-punctuation, else `;`/`:`/dashes, else a comma; with none, the sentence is cut into pieces
-of equal length.
+punctuation, else `;`/`:`/dashes, else a comma; with none (text without punctuation: a
+transcript, a list of tags), the sentence is cut into pieces of equal length of at most
+UNMARKED words, about an ordinary sentence's, since nothing says where its sentences end
+and SRL's cost per predicate grows with the square of the words its row covers.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-__all__ = ["BOUNDARIES", "MAX_WORDS", "piece_bounds", "token_groups", "token_ranges"]
+__all__ = ["BOUNDARIES", "MAX_WORDS", "UNMARKED", "piece_bounds", "token_groups",
+           "token_ranges"]
 
 T = TypeVar("T")
 
 MAX_WORDS = 128
+UNMARKED = 24
 # Tokens after which a cut is best, strongest first.
 BOUNDARIES: tuple[frozenset[str], ...] = (
     frozenset({".", "!", "?", "...", "\u2026", "?!", "!?"}),
@@ -30,28 +34,32 @@ BOUNDARIES: tuple[frozenset[str], ...] = (
 )
 
 
-def _cut(words: Sequence[str], start: int, limit: int) -> int:
-    """End of the piece that starts at `start` of a sentence longer than start + limit."""
-    lo, hi = start + limit // 2, start + limit        # a cut after word j, lo <= j < hi
+def _cut(words: Sequence[str], start: int, limit: int) -> tuple[int, bool]:
+    """End of the piece of at most `limit` words that starts at `start`, and whether a
+    boundary marked it (else it is one of equal pieces of at most UNMARKED words of the
+    rest)."""
+    hi = min(start + limit, len(words) - 1)           # a cut after word j, lo <= j < hi
+    lo = start + limit // 2
     for marks in BOUNDARIES:
         for j in range(hi - 1, lo - 1, -1):
             if words[j] in marks:
-                return j + 1
+                return j + 1, True
     rest = len(words) - start
-    pieces = -(-rest // limit)
-    return start + -(-rest // pieces)
+    pieces = -(-rest // min(limit, UNMARKED))
+    return start + -(-rest // pieces), False
 
 
 def piece_bounds(words: Sequence[str], limit: int = MAX_WORDS) -> list[tuple[int, int]]:
     """Consecutive [start, end) pieces of at most `limit` words covering `words`: the
-    whole sentence when it is no longer than `limit` (an empty one included)."""
+    whole sentence when it is no longer than `limit` (an empty one included).  Once a
+    stretch without boundaries is cut, its rest is cut in the same equal pieces."""
     if limit < 1:
         raise ValueError(f"the longest piece must be at least 1 word, got {limit}")
-    out, start, n = [], 0, len(words)
-    while n - start > limit:
-        end = _cut(words, start, limit)
+    out, start, n, most = [], 0, len(words), limit
+    while n - start > most:
+        end, marked = _cut(words, start, most)
         out.append((start, end))
-        start = end
+        start, most = end, limit if marked else min(limit, UNMARKED)
     out.append((start, n))
     return out
 
