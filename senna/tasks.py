@@ -37,7 +37,7 @@ from senna.syntax.levels import BELOW
 @dataclass(frozen=True)
 class TaskSpec:
     name: str
-    fmt: str                # reader format (senna.io.conll.read_dataset)
+    fmt: str                # reader format (senna.io.formats.read_dataset)
     target: str             # column holding the gold tags (per-predicate tasks: the roles)
     scheme: str             # "tags" (no spans) or "iobes": what the network predicts
     metric: str             # "accuracy" | "chunk" | "srl" (senna.scoring)
