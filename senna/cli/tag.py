@@ -536,7 +536,8 @@ def line_chunks(lines: Iterable[bytes | str | None], size: int
             in_block += blocks
             if blocks and in_block >= DOCUMENT_SENTENCES:
                 yield chunk
-                chunk = [DOCSTART.encode() + b"\n" if isinstance(line, bytes) else DOCSTART]
+                mark = DOCSTART + "\n"
+                chunk = [mark.encode() if isinstance(line, bytes) else mark]
                 count = in_block = start = 0
             elif not blocks and count >= size:
                 yield chunk
