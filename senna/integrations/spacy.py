@@ -23,6 +23,11 @@ Frames are stored as plain lists in `doc._.srl_data` (so `Doc.to_bytes`, `DocBin
 tagger; they get spaCy's `_SP` / `SPACE`.  A token with whitespace inside (one that
 `doc.retokenize()` merged, "New York") is shown as one word, its pieces joined by no-break
 spaces: the tagger takes one token per word (`Tagger.__call__`).
+
+`nlp.pipe(texts, n_process=N)` runs through spaCy's own worker processes, and gives the
+annotations of `n_process=1`: forked (Linux), the workers share the loaded component;
+spawned (macOS, Windows), the component is pickled as its settings (`__reduce__`) and each
+worker loads its models again.
 """
 
 from collections.abc import Iterable, Iterator
