@@ -98,7 +98,7 @@ class SennaComponent:
     """Tags docs with a loaded `senna.Tagger`; see the module docstring for what it sets."""
 
     def __init__(self, nlp: Language, name: str, tasks: list[str] | None,
-                 model_dir: str | None = None, batch_size: int = 256,
+                 model_dir: str | None = None, batch_size: int = 512,
                  chunk_key: str = "chunks", pt0_key: str = "pt0",
                  models: dict[str, str] | None = None, lang: str | None = None,
                  threads: int | None = None):
@@ -226,7 +226,7 @@ def _rebuild(name: str, args: tuple) -> SennaComponent:
 @Language.factory(
     "senna",
     default_config={"tasks": None, "model_dir": None, "models": None, "lang": None,
-                    "batch_size": 256, "chunk_key": "chunks", "pt0_key": "pt0",
+                    "batch_size": 512, "chunk_key": "chunks", "pt0_key": "pt0",
                     "threads": None},
 )
 def make_senna(nlp: Language, name: str, tasks: list[str] | None, model_dir: str | None,
