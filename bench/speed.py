@@ -196,6 +196,74 @@ def rate(tokens: int, seconds: float) -> str:
     return f"{tokens / seconds:,.0f}" if seconds > 0 else "n/a"
 
 
+def print_task_rows(results: list[tuple], tokens: int) -> tuple:
+    """The CLI's rows of the table, each checked against its target; all four's result."""
+    four = next(r for r in results if r[0] == "all four")
+    for label, senna, target, load, full in results:
+        wall, cpu = full.wall - load.wall, full.cpu - load.cpu
+        if label == "all five":   # half of all four's rate, wall and CPU alike
+            goals = [tokens / (2 * (four[4].wall - four[3].wall)),
+                     tokens / (2 * (four[4].cpu - four[3].cpu))]
+        else:
+            goals = [target, target]
+        met = " / ".join("—" if goal is None else "yes" if s > 0 and tokens / s >= goal
+                         else "no" for s, goal in zip((wall, cpu), goals, strict=True))
+        shown = "½ all four" if label == "all five" else "—" if target is None else \
+            f"≥ {target:,}"
+        print(f"| {label} | {'—' if senna is None else f'{senna:,}'} | {shown} "
+              f"| {rate(tokens, full.wall)} | {rate(tokens, wall)} | {rate(tokens, cpu)} "
+              f"| {met} |")
+    return four
+
+
+def measure(rows: tuple, entries: list[tuple[str, str]], base: list[str],
+            sentences: list[list[str]], repeat: int, model_dir: str | None) -> tuple:
+    """Every row `repeat` times, round by round: (per CLI row its label, SENNA's rate, target,
+    median load and full runs), the one-sentence run, (per entry point row its label, whole
+    process and tagging alone)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        text, empty = Path(tmp) / "input.txt", Path(tmp) / "empty.txt"
+        one = Path(tmp) / "one.txt"
+        text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
+        empty.write_text("", encoding="utf-8")
+        one.write_text(" ".join(sentences[0]) + "\n", encoding="utf-8")
+        # Round-robin: every round runs each row once, so a slow spell of the host (this
+        # machine's speed drifts by up to 30% over minutes) weighs on all rows alike.
+        runs: dict[tuple[str, str], list[Run]] = {}
+        for _ in tqdm(range(repeat), desc="rounds", file=sys.stderr):
+            for label, opts, _, _ in rows:
+                for kind, stdin in (("load", empty), ("full", text)):
+                    runs.setdefault((label, kind), []).append(
+                        run_once(base + ["--preload"] + opts, stdin))
+            runs.setdefault(("single", ""), []).append(run_once(base, one))
+            for label, kind in entries:
+                whole, tag = entry_point_run(kind, text, model_dir)
+                runs.setdefault((label, "whole"), []).append(whole)
+                runs.setdefault((label, "tag"), []).append(tag)
+        results = [(label, senna, target, median(runs[label, "load"]),
+                    median(runs[label, "full"])) for label, _, senna, target in rows]
+        single = median(runs["single", ""])
+        entry = [(label, median(runs[label, "whole"]), median(runs[label, "tag"]))
+                 for label, _ in entries]
+    return results, single, entry
+
+
+def print_notes(results: list[tuple], base: list[str]) -> None:
+    """What the table's columns and rows measure."""
+    print("\nWhole command: tokens / wall time of the run (process start, imports, model "
+          "loading, tagging).  Excl. load: tokens / (that time minus the same command's on an "
+          "empty input).  CPU: user + system time, what the process itself spent.  Targets "
+          "are checked on the excl.-load columns.  Peak RSS per run (MB): "
+          + ", ".join(f"{r[0]} {r[4].rss_mb:.0f}" for r in results)
+          + f" ({TIME + ' -v' if os.access(TIME, os.X_OK) else 'os.wait4'}).  Command: "
+          + " ".join(base) + " [--preload] [options] < sentences.  API and spaCy rows: a "
+          "fresh process loads senna.load() (or spacy.blank('en') with the senna component, "
+          "default settings), builds the models' indexes as --preload does, and tags every "
+          "line, a list of words (API) or the words joined "
+          "by spaces (spaCy, whose tokenizer splits them); excl. load is the tagging alone "
+          "as the process timed it, tokens counted as the input's words.")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default=str(ROOT.parent / "shared" / "data"),
@@ -227,30 +295,7 @@ def main(argv: list[str] | None = None) -> int:
                          for label, opts, senna, target in PARSER_ROWS) if parser else ())
     entries = entry_point_kinds()
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory() as tmp:
-        text, empty = Path(tmp) / "input.txt", Path(tmp) / "empty.txt"
-        one = Path(tmp) / "one.txt"
-        text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
-        empty.write_text("", encoding="utf-8")
-        one.write_text(" ".join(sentences[0]) + "\n", encoding="utf-8")
-        # Round-robin: every round runs each row once, so a slow spell of the host (this
-        # machine's speed drifts by up to 30% over minutes) weighs on all rows alike.
-        runs: dict[tuple[str, str], list[Run]] = {}
-        for _ in tqdm(range(a.repeat), desc="rounds", file=sys.stderr):
-            for label, opts, _, _ in rows:
-                for kind, stdin in (("load", empty), ("full", text)):
-                    runs.setdefault((label, kind), []).append(
-                        run_once(base + ["--preload"] + opts, stdin))
-            runs.setdefault(("single", ""), []).append(run_once(base, one))
-            for label, kind in entries:
-                whole, tag = entry_point_run(kind, text, a.model_dir)
-                runs.setdefault((label, "whole"), []).append(whole)
-                runs.setdefault((label, "tag"), []).append(tag)
-        results = [(label, senna, target, median(runs[label, "load"]),
-                    median(runs[label, "full"])) for label, _, senna, target in rows]
-        single = median(runs["single", ""])
-        entry = [(label, median(runs[label, "whole"]), median(runs[label, "tag"]))
-                 for label, _ in entries]
+    results, single, entry = measure(rows, entries, base, sentences, a.repeat, a.model_dir)
     load_after = os.getloadavg()
 
     print(f"{len(sentences):,} sentences, {tokens:,} tokens ({', '.join(SOURCES)}); "
@@ -259,21 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| tokens/s | SENNA v3.0 | target | whole command (wall) | excl. load (wall) "
           "| excl. load (CPU) | target met (excl. load, wall / CPU) |")
     print("|---|---:|---:|---:|---:|---:|---|")
-    four = next(r for r in results if r[0] == "all four")
-    for label, senna, target, load, full in results:
-        wall, cpu = full.wall - load.wall, full.cpu - load.cpu
-        if label == "all five":   # half of all four's rate, wall and CPU alike
-            goals = [tokens / (2 * (four[4].wall - four[3].wall)),
-                     tokens / (2 * (four[4].cpu - four[3].cpu))]
-        else:
-            goals = [target, target]
-        met = " / ".join("—" if goal is None else "yes" if s > 0 and tokens / s >= goal
-                         else "no" for s, goal in zip((wall, cpu), goals, strict=True))
-        shown = "½ all four" if label == "all five" else "—" if target is None else \
-            f"≥ {target:,}"
-        print(f"| {label} | {'—' if senna is None else f'{senna:,}'} | {shown} "
-              f"| {rate(tokens, full.wall)} | {rate(tokens, wall)} | {rate(tokens, cpu)} "
-              f"| {met} |")
+    four = print_task_rows(results, tokens)
     print_entry_rows(entry, four, tokens)
     everything = four
     print(f"| load time, all four (s; empty input, --preload, wall / CPU) | | "
@@ -284,18 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     rss = max(r[4].rss_mb for r in results)
     print(f"| peak RSS (MB, largest run) | {SENNA_RSS_MB} | ≤ {TARGET_RSS_MB} | {rss:.0f} | | "
           f"| {'yes' if rss <= TARGET_RSS_MB else 'no'} |")
-    print("\nWhole command: tokens / wall time of the run (process start, imports, model "
-          "loading, tagging).  Excl. load: tokens / (that time minus the same command's on an "
-          "empty input).  CPU: user + system time, what the process itself spent.  Targets "
-          "are checked on the excl.-load columns.  Peak RSS per run (MB): "
-          + ", ".join(f"{r[0]} {r[4].rss_mb:.0f}" for r in results)
-          + f" ({TIME + ' -v' if os.access(TIME, os.X_OK) else 'os.wait4'}).  Command: "
-          + " ".join(base) + " [--preload] [options] < sentences.  API and spaCy rows: a "
-          "fresh process loads senna.load() (or spacy.blank('en') with the senna component, "
-          "default settings), builds the models' indexes as --preload does, and tags every "
-          "line, a list of words (API) or the words joined "
-          "by spaces (spaCy, whose tokenizer splits them); excl. load is the tagging alone "
-          "as the process timed it, tokens counted as the input's words.")
+    print_notes(results, base)
     return 0
 
 
