@@ -33,9 +33,10 @@ SENNA, peak RSS at most 150 MB, a one-sentence run of all four within 0.3 s).
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -65,6 +66,35 @@ PARSER_ROWS = (
     ("PSG", ["-psg"], None, None),
     ("all five", ["-pos", "-chk", "-ner", "-srl", "-psg"], None, None),
 )
+# The other entry points on the same words and tasks (all four, default settings): the
+# Python API given each sentence as a list of words (as -usrtokens reads a line), and the
+# spaCy component given each sentence's words joined by spaces (spaCy tokenises them).
+ENTRY_ROWS = (("all four, API: senna.load().pipe", "api"),
+              ("all four, spaCy: nlp.pipe", "spacy"))
+ENTRY_GOAL = 0.9   # of the CLI's tokens/s for the same tasks
+# Run as `python -c WORKER KIND INPUT RESULT MODEL_DIR PROCESSES`: load, then tag every
+# line; writes the seconds (wall, CPU) of each part as JSON to RESULT.
+WORKER = """
+import json, sys, time
+kind, path, result, model_dir, processes = sys.argv[1:]
+lines = open(path, encoding="utf-8").read().splitlines()
+t0, c0 = time.perf_counter(), time.process_time()
+if kind == "api":
+    import senna
+    tagger = senna.load(model_dir or None)
+    tagger.pipeline.preload()   # as the CLI rows' --preload: loading timed as loading
+    run = lambda: tagger.pipe([line.split(" ") for line in lines], processes=int(processes))
+else:
+    import spacy
+    nlp = spacy.blank("en")
+    nlp.add_pipe("senna", config={"model_dir": model_dir or None}).tagger.pipeline.preload()
+    run = lambda: nlp.pipe(lines, n_process=int(processes))
+t1, c1 = time.perf_counter(), time.process_time()
+for doc in run():
+    pass
+t2, c2 = time.perf_counter(), time.process_time()
+json.dump({"load": [t1 - t0, c1 - c0], "tag": [t2 - t1, c2 - c1]}, open(result, "w"))
+"""
 SENNA_RSS_MB, TARGET_RSS_MB = 192, 150
 SENNA_ONE_S, TARGET_ONE_S = 0.2, 0.3     # one sentence, all four: process start to exit
 
@@ -97,14 +127,15 @@ def read_sentences(path: Path) -> list[list[str]]:
 
 
 def senna_command() -> list[str]:
-    """The installed `senna` script, else the same entry point through this Python."""
-    exe = shutil.which("senna")
-    return [exe] if exe else [sys.executable, "-m", "senna.cli.main"]
+    """The `senna` command of this checkout (`run_once` puts it first on PYTHONPATH), as
+    the API and spaCy rows import it; an installed `senna` script may be another's."""
+    return [sys.executable, "-m", "senna.cli.main"]
 
 
 def run_once(cmd: list[str], stdin: Path) -> Run:
     """Run `cmd` with `stdin` as input; measure it with /usr/bin/time -v when present."""
-    env = {**os.environ, **{v: "1" for v in THREAD_VARS}}
+    env = {**os.environ, **{v: "1" for v in THREAD_VARS},
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     use_time = os.access(TIME, os.X_OK)
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report, open(stdin, "rb") as inp:
         full = [TIME, "-v", "-o", report.name, *cmd] if use_time else cmd
@@ -127,6 +158,34 @@ def run_once(cmd: list[str], stdin: Path) -> Run:
     return Run(wall, cpu, int(field["Maximum resident set size (kbytes)"]) / 1024)
 
 
+def entry_point_run(kind: str, text: Path, model_dir: str | None, processes: int = 1
+                    ) -> tuple[Run, Run]:
+    """The API or the spaCy component (`kind`) on `text`'s lines in a fresh process, as
+    `run_once` runs the CLI: (the whole process, its tagging alone)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".json") as result:
+        whole = run_once([sys.executable, "-c", WORKER, kind, str(text), result.name,
+                          model_dir or "", str(processes)], Path(os.devnull))
+        parts = json.load(result)
+    return whole, Run(*parts["tag"], whole.rss_mb)
+
+
+def entry_point_kinds() -> list[tuple[str, str]]:
+    """ENTRY_ROWS, the spaCy row only where spaCy is installed."""
+    return [(label, kind) for label, kind in ENTRY_ROWS
+            if kind != "spacy" or importlib.util.find_spec("spacy") is not None]
+
+
+def print_entry_rows(rows: list[tuple[str, Run, Run]], four: tuple, tokens: int) -> None:
+    """The API and spaCy rows, checked against ENTRY_GOAL of all four's CLI rate."""
+    goals = [ENTRY_GOAL * tokens / (four[4].wall - four[3].wall),
+             ENTRY_GOAL * tokens / (four[4].cpu - four[3].cpu)]
+    for label, whole, tag in rows:
+        met = " / ".join("yes" if s > 0 and tokens / s >= goal else "no"
+                         for s, goal in zip((tag.wall, tag.cpu), goals, strict=True))
+        print(f"| {label} | — | ≥ {ENTRY_GOAL:.0%} of CLI | {rate(tokens, whole.wall)} "
+              f"| {rate(tokens, tag.wall)} | {rate(tokens, tag.cpu)} | {met} |")
+
+
 def median(runs: list[Run]) -> Run:
     """Median wall and CPU time and the largest RSS of runs."""
     return Run(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs),
@@ -135,6 +194,74 @@ def median(runs: list[Run]) -> Run:
 
 def rate(tokens: int, seconds: float) -> str:
     return f"{tokens / seconds:,.0f}" if seconds > 0 else "n/a"
+
+
+def print_task_rows(results: list[tuple], tokens: int) -> tuple:
+    """The CLI's rows of the table, each checked against its target; all four's result."""
+    four = next(r for r in results if r[0] == "all four")
+    for label, senna, target, load, full in results:
+        wall, cpu = full.wall - load.wall, full.cpu - load.cpu
+        if label == "all five":   # half of all four's rate, wall and CPU alike
+            goals = [tokens / (2 * (four[4].wall - four[3].wall)),
+                     tokens / (2 * (four[4].cpu - four[3].cpu))]
+        else:
+            goals = [target, target]
+        met = " / ".join("—" if goal is None else "yes" if s > 0 and tokens / s >= goal
+                         else "no" for s, goal in zip((wall, cpu), goals, strict=True))
+        shown = "½ all four" if label == "all five" else "—" if target is None else \
+            f"≥ {target:,}"
+        print(f"| {label} | {'—' if senna is None else f'{senna:,}'} | {shown} "
+              f"| {rate(tokens, full.wall)} | {rate(tokens, wall)} | {rate(tokens, cpu)} "
+              f"| {met} |")
+    return four
+
+
+def measure(rows: tuple, entries: list[tuple[str, str]], base: list[str],
+            sentences: list[list[str]], repeat: int, model_dir: str | None) -> tuple:
+    """Every row `repeat` times, round by round: (per CLI row its label, SENNA's rate, target,
+    median load and full runs), the one-sentence run, (per entry point row its label, whole
+    process and tagging alone)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        text, empty = Path(tmp) / "input.txt", Path(tmp) / "empty.txt"
+        one = Path(tmp) / "one.txt"
+        text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
+        empty.write_text("", encoding="utf-8")
+        one.write_text(" ".join(sentences[0]) + "\n", encoding="utf-8")
+        # Round-robin: every round runs each row once, so a slow spell of the host (this
+        # machine's speed drifts by up to 30% over minutes) weighs on all rows alike.
+        runs: dict[tuple[str, str], list[Run]] = {}
+        for _ in tqdm(range(repeat), desc="rounds", file=sys.stderr):
+            for label, opts, _, _ in rows:
+                for kind, stdin in (("load", empty), ("full", text)):
+                    runs.setdefault((label, kind), []).append(
+                        run_once(base + ["--preload"] + opts, stdin))
+            runs.setdefault(("single", ""), []).append(run_once(base, one))
+            for label, kind in entries:
+                whole, tag = entry_point_run(kind, text, model_dir)
+                runs.setdefault((label, "whole"), []).append(whole)
+                runs.setdefault((label, "tag"), []).append(tag)
+        results = [(label, senna, target, median(runs[label, "load"]),
+                    median(runs[label, "full"])) for label, _, senna, target in rows]
+        single = median(runs["single", ""])
+        entry = [(label, median(runs[label, "whole"]), median(runs[label, "tag"]))
+                 for label, _ in entries]
+    return results, single, entry
+
+
+def print_notes(results: list[tuple], base: list[str]) -> None:
+    """What the table's columns and rows measure."""
+    print("\nWhole command: tokens / wall time of the run (process start, imports, model "
+          "loading, tagging).  Excl. load: tokens / (that time minus the same command's on an "
+          "empty input).  CPU: user + system time, what the process itself spent.  Targets "
+          "are checked on the excl.-load columns.  Peak RSS per run (MB): "
+          + ", ".join(f"{r[0]} {r[4].rss_mb:.0f}" for r in results)
+          + f" ({TIME + ' -v' if os.access(TIME, os.X_OK) else 'os.wait4'}).  Command: "
+          + " ".join(base) + " [--preload] [options] < sentences.  API and spaCy rows: a "
+          "fresh process loads senna.load() (or spacy.blank('en') with the senna component, "
+          "default settings), builds the models' indexes as --preload does, and tags every "
+          "line, a list of words (API) or the words joined "
+          "by spaces (spaCy, whose tokenizer splits them); excl. load is the tagging alone "
+          "as the process timed it, tokens counted as the input's words.")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,25 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     beam = ["--psg-beam", str(a.psg_beam)] if a.psg_beam else []
     rows = ROWS + (tuple((label, opts + beam, senna, target)
                          for label, opts, senna, target in PARSER_ROWS) if parser else ())
+    entries = entry_point_kinds()
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory() as tmp:
-        text, empty = Path(tmp) / "input.txt", Path(tmp) / "empty.txt"
-        one = Path(tmp) / "one.txt"
-        text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
-        empty.write_text("", encoding="utf-8")
-        one.write_text(" ".join(sentences[0]) + "\n", encoding="utf-8")
-        # Round-robin: every round runs each row once, so a slow spell of the host (this
-        # machine's speed drifts by up to 30% over minutes) weighs on all rows alike.
-        runs: dict[tuple[str, str], list[Run]] = {}
-        for _ in tqdm(range(a.repeat), desc="rounds", file=sys.stderr):
-            for label, opts, _, _ in rows:
-                for kind, stdin in (("load", empty), ("full", text)):
-                    runs.setdefault((label, kind), []).append(
-                        run_once(base + ["--preload"] + opts, stdin))
-            runs.setdefault(("single", ""), []).append(run_once(base, one))
-        results = [(label, senna, target, median(runs[label, "load"]),
-                    median(runs[label, "full"])) for label, _, senna, target in rows]
-        single = median(runs["single", ""])
+    results, single, entry = measure(rows, entries, base, sentences, a.repeat, a.model_dir)
     load_after = os.getloadavg()
 
     print(f"{len(sentences):,} sentences, {tokens:,} tokens ({', '.join(SOURCES)}); "
@@ -193,21 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| tokens/s | SENNA v3.0 | target | whole command (wall) | excl. load (wall) "
           "| excl. load (CPU) | target met (excl. load, wall / CPU) |")
     print("|---|---:|---:|---:|---:|---:|---|")
-    four = next(r for r in results if r[0] == "all four")
-    for label, senna, target, load, full in results:
-        wall, cpu = full.wall - load.wall, full.cpu - load.cpu
-        if label == "all five":   # half of all four's rate, wall and CPU alike
-            goals = [tokens / (2 * (four[4].wall - four[3].wall)),
-                     tokens / (2 * (four[4].cpu - four[3].cpu))]
-        else:
-            goals = [target, target]
-        met = " / ".join("—" if goal is None else "yes" if s > 0 and tokens / s >= goal
-                         else "no" for s, goal in zip((wall, cpu), goals, strict=True))
-        shown = "½ all four" if label == "all five" else "—" if target is None else \
-            f"≥ {target:,}"
-        print(f"| {label} | {'—' if senna is None else f'{senna:,}'} | {shown} "
-              f"| {rate(tokens, full.wall)} | {rate(tokens, wall)} | {rate(tokens, cpu)} "
-              f"| {met} |")
+    four = print_task_rows(results, tokens)
+    print_entry_rows(entry, four, tokens)
     everything = four
     print(f"| load time, all four (s; empty input, --preload, wall / CPU) | | "
           f"| {everything[3].wall:.2f} / {everything[3].cpu:.2f} | | | |")
@@ -217,13 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     rss = max(r[4].rss_mb for r in results)
     print(f"| peak RSS (MB, largest run) | {SENNA_RSS_MB} | ≤ {TARGET_RSS_MB} | {rss:.0f} | | "
           f"| {'yes' if rss <= TARGET_RSS_MB else 'no'} |")
-    print("\nWhole command: tokens / wall time of the run (process start, imports, model "
-          "loading, tagging).  Excl. load: tokens / (that time minus the same command's on an "
-          "empty input).  CPU: user + system time, what the process itself spent.  Targets "
-          "are checked on the excl.-load columns.  Peak RSS per run (MB): "
-          + ", ".join(f"{r[0]} {r[4].rss_mb:.0f}" for r in results)
-          + f" ({TIME + ' -v' if os.access(TIME, os.X_OK) else 'os.wait4'}).  Command: "
-          + " ".join(base) + " [--preload] [options] < sentences")
+    print_notes(results, base)
     return 0
 
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import os
 import select
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -34,6 +37,7 @@ from senna.io.output import FORMATS, OutputOptions, iter_formatted, write_chunks
 from senna.runtime.ensemble import model_folders_in
 from senna.runtime.parser import BEAM
 from senna.runtime.pipeline import model_folders
+from senna.runtime.processes import checked_processes, ordered_map
 from senna.tagset import DEFAULT_TAGSET, TAGSETS
 from senna.tasks import DEFAULT_TASKS, TASKS, normalize_tasks
 from senna.text.pieces import MAX_WORDS
@@ -126,6 +130,10 @@ def parser() -> argparse.ArgumentParser:
                    help="BLAS threads while tagging (default 1, or as OMP_NUM_THREADS / "
                         "OPENBLAS_NUM_THREADS / MKL_NUM_THREADS say; 0: the library's "
                         "default)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="worker processes tagging at once, each loading the models (default "
+                        "1: this process; 0: one per core); the output is the same, in "
+                        "input order")
     return p
 
 
@@ -180,6 +188,13 @@ def check_options(a: argparse.Namespace, tasks: tuple[str, ...]) -> None:
         raise UsageError(f"--batch-size must be at least 1, got {a.batch_size}", "senna")
     if a.threads is not None and a.threads < 0:
         raise UsageError(f"--threads must be 0 or more, got {a.threads}", "senna")
+    try:
+        a.jobs = checked_processes(a.jobs, "--jobs")
+    except ValueError as e:
+        raise UsageError(str(e), "senna") from None
+    if a.jobs > 1 and a.usrvbs:
+        raise UsageError("--jobs does not apply with -usrvbs (its predicates are matched to "
+                         "the sentences in order): give --jobs 1", "senna")
     if a.psg_beam is not None and a.psg_beam < 1:
         raise UsageError(f"--psg-beam must be at least 1, got {a.psg_beam}", "senna")
     if a.psg_beam is not None and "psg" not in tasks:
@@ -424,6 +439,29 @@ class Pending:
         return docs, preds, groups
 
 
+def setup_tagger(load_args: dict, preload: bool) -> Tagger:
+    """The loaded tagger, its models' indexes built now with `preload`, and the collector
+    set for tagging."""
+    tagger = load(**load_args)
+    if preload:
+        tagger.pipeline.preload()
+    gc.freeze()   # the loaded models and modules: the collector need not scan them again
+    # A batch allocates hundreds of thousands of containers (tokens, tag lists) that live
+    # until it is written; at the default threshold (700 allocations) the collector runs
+    # hundreds of times per batch and rescans them each time (15% of POS tagging time).
+    # Cycles are still collected, every GC_THRESHOLD allocations.
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
+    return tagger
+
+
+def models_report(tagger: Tagger) -> str:
+    """-verbose's lines on the loaded models."""
+    return "".join(f"senna: {task}: {tagger.pipeline.folder(task)} "
+                   f"({tagger.pipeline.models[task].cfg.approach}, "
+                   f"{len(tagger.pipeline.models[task].tags)} tags)\n"
+                   for task in tagger.pipeline.order)
+
+
 def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     a = parser().parse_args(argv)
     models = task_folders(a.models, "senna")
@@ -437,30 +475,110 @@ def main(argv: list[str], stdin: BinaryIO | None = None, stdout: BinaryIO | None
     check_language(a, tasks, models)
     usrvbs = open_usrvbs(a.usrvbs) if a.usrvbs else None
     started = time.perf_counter()
-    tagger = load(a.model_dir, tasks, predicates="pos" if a.posvbs else "auto",
-                  tagset=a.tagset, models=models, beam=a.psg_beam, threads=a.threads)
-    if a.preload:
-        tagger.pipeline.preload()
-    gc.freeze()   # the loaded models and modules: the collector need not scan them again
-    # A batch allocates hundreds of thousands of containers (tokens, tag lists) that live
-    # until it is written; at the default threshold (700 allocations) the collector runs
-    # hundreds of times per batch and rescans them each time (15% of POS tagging time).
-    # Cycles are still collected, every GC_THRESHOLD allocations.
-    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
-    if a.verbose:
-        for task in tagger.pipeline.order:
-            m = tagger.pipeline.models[task]
-            print(f"senna: {task}: {tagger.pipeline.folder(task)} ({m.cfg.approach}, "
-                  f"{len(m.tags)} tags)", file=sys.stderr)
-    stream = Stream(tagger, stdout or getattr(sys.stdout, "buffer", sys.stdout), a.format,
-                    output_options(a, tasks), a.usrtokens)
-    if usrvbs is not None:
-        stream.usrvbs, stream.usrvbs_name = usrvbs, a.usrvbs
+    load_args = dict(model_dir=a.model_dir, tasks=tasks,
+                     predicates="pos" if a.posvbs else "auto", tagset=a.tagset,
+                     models=models, beam=a.psg_beam, threads=a.threads)
     batch = a.batch_size or (SRL_BATCH if any(TASKS[t].per_predicate for t in tasks)
                              else BATCH)
-    stream.run(read_lines(stdin or getattr(sys.stdin, "buffer", sys.stdin)), batch)
+    out = stdout or getattr(sys.stdout, "buffer", sys.stdout)
+    lines = read_lines(stdin or getattr(sys.stdin, "buffer", sys.stdin))
+    if a.jobs > 1:
+        done = tag_in_workers(a, (load_args, a.preload, a.format, output_options(a, tasks),
+                                  a.usrtokens, batch), lines, out)
+    else:
+        tagger = setup_tagger(load_args, a.preload)
+        if a.verbose:
+            print(models_report(tagger), end="", file=sys.stderr)
+        stream = Stream(tagger, out, a.format, output_options(a, tasks), a.usrtokens)
+        if usrvbs is not None:
+            stream.usrvbs, stream.usrvbs_name = usrvbs, a.usrvbs
+        stream.run(lines, batch)
+        done = stream.sentences, stream.tokens
     if a.verbose:
         secs = time.perf_counter() - started
-        print(f"senna: {stream.sentences} sentences, {stream.tokens} tokens in {secs:.2f} s "
-              f"({stream.tokens / max(secs, 1e-9):.0f} tokens/s)", file=sys.stderr)
+        print(f"senna: {done[0]} sentences, {done[1]} tokens in {secs:.2f} s "
+              f"({done[1] / max(secs, 1e-9):.0f} tokens/s)", file=sys.stderr)
     return 0
+
+
+# --jobs N: the input cut into chunks of whole documents, each tagged by a worker process
+# as `Stream.run` tags its input, the outputs written in input order.
+
+def line_chunks(lines: Iterable[bytes | str | None], size: int
+                ) -> Iterator[list[bytes | str] | None]:
+    """Input lines in chunks that `Stream.run` tags as it would tag them in one stream:
+    `size` lines with text, cut only between documents (before a `-DOCSTART-` line, once a
+    block of them is read), a block of DOCUMENT_SENTENCES lines being cut there as
+    `Stream.run` cuts it (a `-DOCSTART-` line starts the rest).  Blank lines, which give no
+    output, are left out, and repeated `-DOCSTART-` lines kept once, so a chunk's memory is
+    bounded.  At a pause (None) the complete documents read so far come out, then None."""
+    chunk: list[bytes | str] = []
+    count = in_block = start = 0   # text lines in chunk, in its open block; where it starts
+    blocks = False
+    for line in lines:
+        if line is None:
+            done, chunk = (chunk[:start], chunk[start:]) if blocks else (chunk, [])
+            if count > (in_block if blocks else 0):
+                yield done
+            count, start = (in_block if blocks else 0), 0
+            yield None
+        elif is_docstart(line):
+            if chunk and is_docstart(chunk[-1]):
+                continue
+            if count >= size:
+                yield chunk
+                chunk, count = [], 0
+            chunk.append(line)
+            blocks, start, in_block = True, len(chunk) - 1, 0
+        elif line.strip():
+            chunk.append(line)
+            count += 1
+            in_block += blocks
+            if blocks and in_block >= DOCUMENT_SENTENCES:
+                yield chunk
+                mark = DOCSTART + "\n"
+                chunk = [mark.encode() if isinstance(line, bytes) else mark]
+                count = in_block = start = 0
+            elif not blocks and count >= size:
+                yield chunk
+                chunk, count = [], 0
+    if count:
+        yield chunk
+
+
+def tag_in_workers(a: argparse.Namespace, setup_args: tuple, lines: Iterable[bytes | None],
+                   out: BinaryIO) -> tuple[int, int]:
+    """Tag the input in `a.jobs` worker processes (`line_chunks`), writing each chunk's
+    output in input order; (sentences, tokens) written.  An empty first chunk starts the
+    workers whatever the input, so that a model that cannot load is reported even for an
+    empty input."""
+    sentences = tokens = 0
+    chunks = chain([[]], line_chunks(lines, setup_args[-1]))
+    with closing(ordered_map(tag_chunk, chunks, a.jobs, chunk_worker, setup_args)) as done:
+        for text, n_sents, n_tokens, report in done:
+            if report and a.verbose:
+                print(report, end="", file=sys.stderr)
+            if text:
+                write_chunks(out, [text])
+            sentences, tokens = sentences + n_sents, tokens + n_tokens
+    return sentences, tokens
+
+
+def chunk_worker(load_args: dict, preload: bool, fmt: str, opts: OutputOptions,
+                 usrtokens: bool, batch: int) -> tuple[Tagger, str, OutputOptions, bool, int]:
+    """A worker process's state: its tagger, loaded once, and how the output is written."""
+    from senna.cli.main import keep_freed_memory
+
+    keep_freed_memory()
+    return setup_tagger(load_args, preload), fmt, opts, usrtokens, batch
+
+
+def tag_chunk(state: tuple, lines: list[bytes | str]) -> tuple[str, int, int, str]:
+    """One chunk tagged in a worker: (its output, sentences, tokens, the -verbose lines on
+    the models for the empty first chunk)."""
+    tagger, fmt, opts, usrtokens, batch = state
+    out = io.StringIO()
+    stream = Stream(tagger, out, fmt, opts, usrtokens)   # type: ignore[arg-type]
+    stream.run(lines, batch)
+    return out.getvalue(), stream.sentences, stream.tokens, "" if lines else \
+        models_report(tagger)

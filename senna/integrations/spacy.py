@@ -23,6 +23,11 @@ Frames are stored as plain lists in `doc._.srl_data` (so `Doc.to_bytes`, `DocBin
 tagger; they get spaCy's `_SP` / `SPACE`.  A token with whitespace inside (one that
 `doc.retokenize()` merged, "New York") is shown as one word, its pieces joined by no-break
 spaces: the tagger takes one token per word (`Tagger.__call__`).
+
+`nlp.pipe(texts, n_process=N)` runs through spaCy's own worker processes, and gives the
+annotations of `n_process=1`: forked (Linux), the workers share the loaded component;
+spawned (macOS, Windows), the component is pickled as its settings (`__reduce__`) and each
+worker loads its models again.
 """
 
 from collections.abc import Iterable, Iterator
@@ -93,7 +98,7 @@ class SennaComponent:
     """Tags docs with a loaded `senna.Tagger`; see the module docstring for what it sets."""
 
     def __init__(self, nlp: Language, name: str, tasks: list[str] | None,
-                 model_dir: str | None = None, batch_size: int = 256,
+                 model_dir: str | None = None, batch_size: int = 512,
                  chunk_key: str = "chunks", pt0_key: str = "pt0",
                  models: dict[str, str] | None = None, lang: str | None = None,
                  threads: int | None = None):
@@ -221,7 +226,7 @@ def _rebuild(name: str, args: tuple) -> SennaComponent:
 @Language.factory(
     "senna",
     default_config={"tasks": None, "model_dir": None, "models": None, "lang": None,
-                    "batch_size": 256, "chunk_key": "chunks", "pt0_key": "pt0",
+                    "batch_size": 512, "chunk_key": "chunks", "pt0_key": "pt0",
                     "threads": None},
 )
 def make_senna(nlp: Language, name: str, tasks: list[str] | None, model_dir: str | None,
