@@ -9,7 +9,9 @@
 # Each target is a file a step writes (a run's history.json appears when it has finished),
 # so a finished step is reused; a step whose recipe, data or inputs are newer runs again,
 # and an interrupted training step resumes from its checkpoint.  Every tagger reads the
-# shipped embeddings: after `make embeddings`, `make models` retrains all six.
+# shipped embeddings: after `make embeddings`, `make models` retrains all six; and when
+# LM_EN names other texts than the shipped embeddings record, `make models` rebuilds the
+# embeddings first (hours: `make -n models` shows it).
 
 DATA ?= ../shared/data
 MODELS ?= senna/models
@@ -23,8 +25,13 @@ EMBEDDINGS := $(EMB)/vectors.npz
 # missing, run make without -j).
 JACKKNIFE := $(if $(shell command -v flock),flock runs/.jackknife.lock)
 SHIPPED := senna/models
-# The English unlabeled text (the folder also holds Spanish es_* and Dutch nl_* files).
-LM_EN := $(DATA)/lm/enwiki_*.txt.xz $(DATA)/lm/reuters21578_news.txt.xz
+# The English unlabeled text of the embeddings, all of it under free licences: Wikipedia
+# (CC BY-SA) and Voice of America news (public domain); the folder also holds Spanish es_*
+# and Dutch nl_* files, and Reuters-21578 (research use only), which only NER's silver
+# data reads (NER is research-use through CoNLL-2003 anyway).
+LM_EN := $(wildcard $(DATA)/lm/enwiki_*.txt.xz) $(DATA)/lm/en_voa_gmb_news.txt.xz
+# The text files a corpus or embeddings folder records it was made from.
+texts_of = $(sort $(shell grep -o '[A-Za-z0-9_]*\.txt\.xz' $(1) 2>/dev/null))
 MAKEFLAGS += --no-builtin-rules
 comma := ,
 space := $() $()
@@ -42,7 +49,7 @@ endif
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver \
+.PHONY: FORCE models pos chunk pt0 ner srl vbs embeddings clusters pos-silver chunk-silver \
 	embeddings-es embeddings-nl ner-es ner-nl psg psg-pt0 psg-nml table12 table12-predicted
 
 # PT0 and VBS last: under -j2 they would wait for CHUNK's jackknife folds while NER's and
@@ -106,9 +113,12 @@ runs:
 
 # --- SRL: trained with the language model, distilled from three SRL runs ---------------
 
+LM_SMALL := $(DATA)/lm/en_voa_gmb_news.txt.xz $(DATA)/lm/enwiki_c_2020_slice.txt.xz
+ifneq ($(call texts_of,runs/lm/corpus-small/corpus.json),$(sort $(notdir $(LM_SMALL))))
+runs/lm/corpus-small/corpus.json: FORCE
+endif
 runs/lm/corpus-small/corpus.json:
-	$(SENNA) lm prepare $(DATA)/lm/reuters21578_news.txt.xz \
-	  $(DATA)/lm/enwiki_c_2020_slice.txt.xz --out $(@D)
+	$(SENNA) lm prepare $(LM_SMALL) --out $(@D)
 
 # Each teacher is a step of its own (under -j2 two train side by side); the ensemble step
 # then finds the three runs finished and only scores and joins them.
@@ -200,13 +210,29 @@ runs/table12/levels-%-predicted/history.json: recipes/srl-levels-%-predicted.jso
 
 # --- The embeddings (section 4's language model; hours on CPU) ---------------------------
 
+# When the shipped embeddings were trained on other texts than LM_EN, they are rebuilt on
+# the way (and every tagger after them); a corpus of other texts is prepared again.
+ifneq ($(call texts_of,runs/lm/corpus/corpus.json),$(sort $(notdir $(LM_EN))))
+runs/lm/corpus/corpus.json: FORCE
+endif
+define TRAIN_EMBEDDINGS
+$(SENNA) lm train --config recipes/lm.json
+$(SENNA) lm export --model runs/lm/model --to $(EMB) --dtype float16
+endef
+ifneq ($(wildcard $(EMB)/embeddings.json),)
+ifneq ($(call texts_of,$(EMB)/embeddings.json),$(sort $(notdir $(LM_EN))))
+$(EMBEDDINGS): runs/lm/corpus/corpus.json
+	$(TRAIN_EMBEDDINGS)
+endif
+endif
+FORCE:
+
 runs/lm/corpus/corpus.json:
 	$(SENNA) lm prepare $(LM_EN) --out $(@D)
 
 # Trains the curriculum of recipes/lm.json (a second call resumes it) and exports it.
 embeddings: runs/lm/corpus/corpus.json
-	$(SENNA) lm train --config recipes/lm.json
-	$(SENNA) lm export --model runs/lm/model --to $(EMB) --dtype float16
+	$(TRAIN_EMBEDDINGS)
 
 # --- Spanish and Dutch NER (CoNLL-2002), in senna/models/es and senna/models/nl ---------
 # Both start from three BiLSTMs, seeds 1-3, each a step of its own.  Spanish ships them as an

@@ -5,6 +5,7 @@ they write, which steps it reuses, and that the model cards name its targets.  C
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -58,9 +59,18 @@ def test_models_runs_each_step_after_what_it_reads():
         assert first(lines, MAKE_RECIPES[task]) < first(lines, f"compact senna/models/{task} ")
 
 
+def shipped_texts() -> list[str]:
+    """The texts the shipped embeddings record they were trained on, as LM_EN paths."""
+    record = (ROOT / "senna" / "models" / "embeddings" / "embeddings.json").read_text()
+    return [f"../shared/data/lm/{t}"
+            for t in sorted(set(re.findall(r"[A-Za-z0-9_]+\.txt\.xz", record)))]
+
+
 def test_models_does_not_retrain_the_embeddings():
-    """Hours of training: only `make embeddings` runs it."""
-    assert not any("lm train" in line or "lm export" in line for line in steps("models"))
+    """Hours of training: while the embeddings' texts are LM_EN's, only `make embeddings`
+    runs it."""
+    same = steps("models", "LM_EN=" + " ".join(shipped_texts()))
+    assert not any("lm train" in line or "lm export" in line for line in same)
     lines = steps("embeddings")
     assert first(lines, "lm prepare") < first(lines, "lm train --config recipes/lm.json") < \
         first(lines, "lm export --model runs/lm/model --to senna/models/embeddings")
@@ -178,3 +188,14 @@ def test_the_parser_trains_its_own_taggers_after_pos():
     assert nml < first(lines, "compact senna/models/psg/nml --rows float16 --weights float16")
     assert "python -m senna compact senna/models/pos --rows float16" in lines
     assert not any("psg" in line for line in steps("models"))
+
+
+def test_models_rebuild_the_embeddings_when_their_texts_change():
+    """The shipped embeddings record the texts they were trained on: `make models` retrains
+    them first (and every tagger after them) only when LM_EN names other texts."""
+    same = make("-n", "models", "LM_EN=" + " ".join(shipped_texts()))
+    other = make("-n", "models", "LM_EN=../shared/data/lm/en_voa_gmb_news.txt.xz")
+    assert same.returncode == other.returncode == 0, same.stderr + other.stderr
+    assert "lm train --config recipes/lm.json" not in same.stdout
+    train = other.stdout.index("lm train --config recipes/lm.json")
+    assert train < other.stdout.index("--config recipes/pos.json")
