@@ -5,6 +5,7 @@ tag set) and the model's config says where each column it reads came from."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ pytest.importorskip("torch")
 
 from conftest import FIX, shipped  # noqa: E402
 
+from senna.cli import tag as cli_tag  # noqa: E402
 from senna.cli.main import main  # noqa: E402
 
 DATA = FIX / "dates_small.txt"
@@ -57,6 +59,9 @@ def test_a_column_read_from_the_file_is_warned_about_and_recorded(tmp_path, caps
     assert "--predicted-columns pos=" in warning and "POS tagger" in warning
     config = json.loads((tmp_path / "m" / "config.json").read_text())
     assert config["column_sources"] == {"pos": {"source": "file", "file": str(data)}}
+    err = tag_with(tmp_path / "m", "stamps", capsys)
+    assert f"learnt its pos column from the tags of {data}, but here reads the pos " \
+        "model's" in err and err.count("learnt its pos column") == 1
 
 
 def test_a_predicted_column_is_recorded_with_its_model_and_not_warned_about(
@@ -69,3 +74,13 @@ def test_a_predicted_column_is_recorded_with_its_model_and_not_warned_about(
     config = json.loads((tmp_path / "m" / "config.json").read_text())
     assert config["column_sources"] == {"pos": {"source": "predicted",
                                                 "model": str(models / "pos")}}
+    assert "warning" not in tag_with(tmp_path / "m", "sums", capsys, models / "pos")
+
+
+def tag_with(model: Path, task: str, capsys, pos: Path | None = None) -> str:
+    """stderr of tagging two lines with the POS tagger and `model` from the CLI."""
+    out = io.BytesIO()
+    pos_model = ["--model", f"pos={pos}"] if pos else []
+    assert cli_tag.main(["--model", f"{task}={model}", *pos_model, "--tasks", f"pos,{task}"],
+                        io.BytesIO(b"one two\nthree four\n"), out) == 0
+    return capsys.readouterr().err

@@ -5,8 +5,8 @@ they write, which steps it reuses, and that the model cards name its targets.  C
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 

@@ -98,6 +98,8 @@ class TaskModel:
         self.constraints = for_scheme(self.tags.items, saved.info.get("scheme"))
         self.decoder = model_decoder(saved)
         self.language: str = saved.info.get("language", "en")   # its training text's
+        # where the columns it reads came from in training (senna.features.specs)
+        self.column_sources: dict = saved.info.get("column_sources", {})
         self.tables = kernels.sentence_tables(self.w, self.cfg) if self.sentence_level else None
 
     @property

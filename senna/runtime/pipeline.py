@@ -26,6 +26,7 @@ from pathlib import Path
 
 from senna.document import Sentence, Token
 from senna.features.kinds import ColumnFeature, LevelFeature
+from senna.io.manifest import warn_once
 from senna.io.saved_model import ModelError
 from senna.runtime.ensemble import folder_task, load_tagger, model_folders_in
 from senna.runtime.model import SRL_EXACT, TaskModel
@@ -356,10 +357,24 @@ class Pipeline:
                             and not TASKS[source.task].tree:
                         _check_known(name, f"reads {source.task} tags", source,
                                      kind.vocab.items)
+                        self._check_source(task, reader, kind.spec.arg, source)
             if first:
                 source = model.first_tagger or self.models[first]
                 _check_known(task, "keeps the phrases of a tagger", source,
                              model.levels.by_lowest)
+
+    def _check_source(self, task: str, reader: TaskModel, column: str, source: TaskModel
+                      ) -> None:
+        """A warning where a model learnt a column from a data file's own tags but here
+        reads another model's: one tag set, but it never saw that model's mistakes, so it
+        may tag worse than its dev score says."""
+        learnt = getattr(reader, "column_sources", {}).get(column, {})
+        if learnt.get("source") == "file":
+            folder = self.folder(source.task)
+            warn_once(self.folder(task), f"the {reader.task} model learnt its {column} column "
+                      f"from the tags of {learnt.get('file') or 'its training file'}, but here "
+                      f"reads the {source.task} model's ({folder}); to train it on the tags "
+                      f"it reads, train with --predicted-columns {column}={folder}")
 
     def annotate(self, sentences: Sequence[Sequence[str]],
                  predicates: Sequence[Sequence[int]] | None = None,
