@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from senna.document import Document, Sentence, Token
+from senna.runtime.catalog import ModelInfo, model_info
 from senna.runtime.pipeline import Pipeline, language_models
 from senna.runtime.processes import checked_processes, ordered_chain
 from senna.runtime.threads import blas_threads, checked_threads
@@ -111,6 +112,11 @@ class Tagger:
     @property
     def tasks(self) -> tuple[str, ...]:
         return self.pipeline.tasks
+
+    def model_info(self) -> list[ModelInfo]:
+        """Each loaded model's task, language, data, dev score and licence (`senna
+        models`): which of them a product may use, and under which terms."""
+        return [model_info(self.pipeline.folder(task), task) for task in self.pipeline.order]
 
     def document(self, text: Text) -> Document:
         """Untagged document: raw text tokenised, or a list of words as one sentence."""
