@@ -27,6 +27,7 @@ each task's network its own dropout and learning-rate decay, as its settings say
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -139,35 +140,22 @@ def train_joint(cfg: JointConfig) -> dict:
                    cfg.sampling, cfg.lr, JOINT_HINT))
 
 
-def train_joint_seeds(cfg: JointConfig, seeds: list[int]) -> dict[str, dict]:
+def train_joint_seeds(cfg: JointConfig, seeds: Sequence[int]) -> dict[str, dict]:
     """`senna train --config JOINT.json --seeds 1,2,3`: the joint run once per seed, into
-    `out/seed-<s>/` (finished runs are kept, an unfinished one resumes), then for each
-    tagging task an ensemble directory `out/<task>/` of the runs' models combined by their
-    mean scores (`senna.runtime.ensemble`), with the members' and the ensemble's dev
-    scores in its ensemble.json; -> task -> ensemble.json's content.  Why: SRL's members
-    cannot be combined by vote (a path per predicate), and its ensemble teaches a single
-    network (`senna.train.distill`)."""
-    from senna.runtime.ensemble import EnsembleModel, save_ensemble
-    from senna.runtime.model import TaskModel
-    from senna.train.ensemble import score
+    `out/seed-<s>/` (senna.train.ensemble.train_seeds), then for each tagging task an
+    ensemble directory `out/<task>/` of the runs' models combined by their mean scores
+    (`senna.runtime.ensemble`), with the members' and the ensemble's dev scores in its
+    ensemble.json; -> task -> ensemble.json's content.  Why: SRL's members cannot be
+    combined by vote (a path per predicate), and its ensemble teaches a single network
+    (`senna.train.distill`)."""
+    from senna.train.ensemble import seed_ensemble, train_seeds
 
-    if len(set(seeds)) < 2:
-        raise ValueError(f"an ensemble needs two different seeds or more, got {seeds}")
     out = Path(cfg.out)
     cfg.command = cfg.command or command_line()
-    for s in seeds:
-        run = replace(cfg, seed=s, out=str(out / f"seed-{s}"), models=None, ship=None)
-        if not (Path(run.out) / "history.json").exists():
-            train_joint(run)
-    specs = {}
-    for name in cfg.tasks:
-        spec = task_of(name)
-        names = [f"../seed-{s}/{name}" for s in seeds]
-        (out / name).mkdir(parents=True, exist_ok=True)    # before its ".." is followed
-        members = [TaskModel.load(out / name / n) for n in names]
-        dev = prepare(cfg.task_config(name)).dev
-        scores = {f"seed-{s}": score(m, spec, dev) for s, m in zip(seeds, members, strict=True)}
-        scores["mean"] = score(EnsembleModel(members, "mean"), spec, dev)
-        specs[name] = save_ensemble(out / name, spec.name, names, "mean", scores,
-                                    {"seeds": seeds, "command": cfg.command})
-    return specs
+    seeds = train_seeds(seeds, out, lambda seed, folder: train_joint(
+        replace(cfg, seed=seed, out=str(folder), models=None, ship=None)))
+    return {name: seed_ensemble(out / name, task_of(name).name,
+                                [f"../seed-{s}/{name}" for s in seeds], seeds, task_of(name),
+                                prepare(cfg.task_config(name)).dev, ("mean",),
+                                {"seeds": list(seeds), "command": cfg.command})
+            for name in cfg.tasks}
