@@ -60,3 +60,28 @@ def test_a_plan_says_which_run_it_is(tmp_path):
     with pytest.raises(ValueError, match="with --tasks, set hidden in the per-task settings"):
         make_plan({"out": str(tmp_path)}, tasks="pos,ner", hidden=3,
                   recipes=str(ROOT / "recipes"))
+
+
+def test_training_reads_its_embeddings_and_featurises_its_sentences_once(tmp_path,
+                                                                         monkeypatch):
+    """The dictionary and the initial table come from one read of the embeddings file, and
+    the tag set and the training batches from one featurisation of the training set."""
+    pytest.importorskip("torch")
+    import senna.train.setup as setup
+    import senna.train.tagging as tagging
+    from senna.train.config import TrainConfig
+    from senna.train.prepare import prepare
+
+    emb = tmp_path / "emb.txt"
+    emb.write_text("peter 0.1 0.2 0.3 0.4 0.5 0.6\nparis 0.6 0.5 0.4 0.3 0.2 0.1\n")
+    reads, featurised = [], []
+    real_read, real_examples = setup.read_embeddings, tagging.make_examples
+    monkeypatch.setattr(setup, "read_embeddings",
+                        lambda path, **kw: reads.append(path) or real_read(path, **kw))
+    monkeypatch.setattr(tagging, "make_examples", lambda task, sents, f: featurised.append(
+        sents) or real_examples(task, sents, f))
+    cfg = TrainConfig(**{**TINY, "epochs": 1}, out=str(tmp_path / "m"), embeddings=str(emb))
+    data = prepare(cfg)
+    tagging.Member.create(cfg, data)
+    assert len(reads) == 1
+    assert sum(s is data.train for s in featurised) == 1
