@@ -40,6 +40,29 @@ def test_help_without_pytorch_describes_every_option(command):
         assert "prepare" in text and "export" in text
 
 
+def test_joint_settings_are_checked_without_pytorch():
+    res = without_torch("train", "--tasks", "pos", "--out", "unused")
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.startswith("senna: error: joint training needs a tagging task and at "
+                                 "least one more task"), res.stderr
+
+
+def test_the_joint_options_are_the_joint_settings():
+    """Each multi-task option is a JointConfig setting: its help text and default there."""
+    from dataclasses import fields
+
+    from senna.cli.train import parser
+    from senna.train.joint_config import JOINT_OPTIONS, JointConfig
+
+    text = " ".join(parser().format_help().split())
+    block = text.split("multi-task learning")[1].split("ensembles (section 6.1)")[0]
+    by_name = {f.name: f for f in fields(JointConfig)}
+    for name in ("tasks", *JOINT_OPTIONS):
+        assert f"--{name.replace('_', '-')} " in block
+        assert " ".join(by_name[name].metadata["help"].split()) in block, name
+    assert "(default: proportional)" in block and "(default: True)" in block
+
+
 def test_missing_pytorch_names_the_local_install():
     res = without_torch("train", "--task", "pos", "--train", str(FIX / "ewt_sample.pos"))
     assert res.returncode == 1
@@ -93,37 +116,49 @@ def test_settings_are_checked_from_python_too():
     assert TrainConfig(task="srl", train="x", dev="y", dev_fraction=0).dev_fraction == 0
 
 
+@pytest.fixture
+def planned(monkeypatch):
+    """`senna train` parses its options into a plan and stops before training: -> the plans
+    it hands to the library (each run prints its result's summary, seeds' ensembles from
+    `ensembles` if the test sets it)."""
+    import senna.cli.train as cli
+    from senna.train.plan import TrainResult
+
+    plans: list = []
+    ensembles: dict = {}
+
+    def execute(plan):
+        plans.append(plan)
+        if ensembles:
+            return TrainResult(plan, ensembles=ensembles)
+        best = {t: {"score": 0.0, "epoch": 0} for t in getattr(plan.config, "tasks", None)
+                or [plan.config.task]}
+        return TrainResult(plan, state={"best": best, "seconds": 0.0})
+
+    monkeypatch.setattr(cli, "_import", lambda module, name: execute)
+    monkeypatch.chdir(ROOT)
+    return plans, ensembles
+
+
 @pytest.mark.parametrize("recipe", sorted(p for p in (ROOT / "recipes").glob("*.json")
                                           if not p.name.startswith("lm")), ids=lambda p: p.name)
-def test_every_training_recipe_is_valid_settings(recipe, monkeypatch):
+def test_every_training_recipe_is_valid_settings(recipe, planned):
     """`senna train --config recipes/<file>` accepts every shipped recipe (a joint one
     builds its JointConfig): checked without training, so a renamed setting or a joint
     recipe naming a task it does not train fails here and not in a 30-minute retrain."""
     import senna.cli.train as cli
 
-    built = []
-    monkeypatch.setattr(cli, "train_jointly", lambda cfg: built.append(cfg) or 0)
-    real = cli._import
-
-    def entry(module, name):   # the training entry points record their settings instead
-        if name == "JointConfig":
-            return real(module, name)
-        if name == "prepare":
-            return lambda cfg: None
-        return lambda cfg, data=None: built.append(cfg) or {"best": {cfg.task: {
-            "score": 0.0, "epoch": 0}}, "seconds": 0.0}
-
-    monkeypatch.setattr(cli, "_import", entry)
-    monkeypatch.chdir(ROOT)
+    plans, _ = planned
     assert cli.main(["--config", str(recipe)]) == 0
-    assert len(built) == 1
+    assert len(plans) == 1
+    built = plans[0].config
     settings = json.loads(recipe.read_text())
     if "ship" in settings:   # a joint recipe's shipped tasks go to the models directory
-        assert {t: str(built[0].model_dir(t)) for t in settings["ship"]} == \
+        assert {t: str(built.model_dir(t)) for t in settings["ship"]} == \
             {t: f"{settings['models']}/{t}" for t in settings["ship"]}
 
 
-def test_a_joint_config_finds_its_task_recipes_beside_it(tmp_path, monkeypatch):
+def test_a_joint_config_finds_its_task_recipes_beside_it(tmp_path, planned):
     """A copied joint config reads the task settings next to it, not recipes/'s (which once
     trained a dropout experiment silently without its dropout)."""
     import senna.cli.train as cli
@@ -132,16 +167,14 @@ def test_a_joint_config_finds_its_task_recipes_beside_it(tmp_path, monkeypatch):
         {**json.loads((ROOT / "recipes" / "srl.json").read_text()), "dropout_hidden": 0.7}))
     (tmp_path / "joint.json").write_text(json.dumps(
         {"tasks": {"srl": "srl.json"}, "lm_corpus": "corpus", "out": str(tmp_path / "run")}))
-    built = []
-    monkeypatch.setattr(cli, "train_jointly", lambda cfg: built.append(cfg) or 0)
-    monkeypatch.chdir(ROOT)
+    plans, _ = planned
     assert cli.main(["--config", str(tmp_path / "joint.json")]) == 0
-    assert built[0].tasks["srl"]["dropout_hidden"] == 0.7
+    assert plans[0].config.tasks["srl"]["dropout_hidden"] == 0.7
     assert cli.main(["--config", str(tmp_path / "joint.json"), "--recipes", "recipes"]) == 0
-    assert built[1].tasks["srl"].get("dropout_hidden") != 0.7
+    assert plans[1].config.tasks["srl"].get("dropout_hidden") != 0.7
 
 
-def test_a_joint_task_changes_some_settings_of_its_recipe(tmp_path, monkeypatch):
+def test_a_joint_task_changes_some_settings_of_its_recipe(tmp_path, planned):
     """{"recipe": file, setting: value}: the recipe's settings with those changed (CHUNK
     and PT0's joint run trains its POS partner with the 300-unit layer they share, while
     the shipped POS recipe has 100)."""
@@ -150,34 +183,24 @@ def test_a_joint_task_changes_some_settings_of_its_recipe(tmp_path, monkeypatch)
     (tmp_path / "joint.json").write_text(json.dumps(
         {"tasks": {"pos": {"recipe": "pos.json", "hidden": 240}, "chunk": "chunk.json"},
          "out": str(tmp_path / "run")}))
-    built = []
-    monkeypatch.setattr(cli, "train_jointly", lambda cfg: built.append(cfg) or 0)
-    monkeypatch.chdir(ROOT)
+    plans, _ = planned
     assert cli.main(["--config", str(tmp_path / "joint.json"), "--recipes", "recipes"]) == 0
     recipe = json.loads((ROOT / "recipes" / "pos.json").read_text())
-    assert built[0].tasks["pos"] == {**recipe, "hidden": 240}
-    assert built[0].tasks["chunk"] == json.loads((ROOT / "recipes" / "chunk.json").read_text())
+    assert plans[0].config.tasks["pos"] == {**recipe, "hidden": 240}
+    assert plans[0].config.tasks["chunk"] == json.loads(
+        (ROOT / "recipes" / "chunk.json").read_text())
 
 
-def test_seeds_with_a_joint_config_train_one_run_per_seed(monkeypatch, capsys):
+def test_seeds_with_a_joint_config_train_one_run_per_seed(planned, capsys):
     """`senna train --config recipes/srl-teachers.json --seeds 1,2,3` (SRL's teachers):
     the joint settings go to the per-seed trainer; --joined-epochs is refused there."""
     import senna.cli.train as cli
 
-    calls = []
-    real = cli._import
-
-    def entry(module, name):
-        if name == "train_joint_seeds":
-            return lambda cfg, seeds: calls.append((cfg, seeds)) or {
-                "srl": {"dev": {"seed-1": 1.0, "mean": 2.0}}}
-        return real(module, name)
-
-    monkeypatch.setattr(cli, "_import", entry)
-    monkeypatch.chdir(ROOT)
+    plans, ensembles = planned
+    ensembles["srl"] = {"dev": {"seed-1": 1.0, "mean": 2.0}}
     assert cli.main(["--config", "recipes/srl-teachers.json", "--seeds", "1,2,3"]) == 0
-    cfg, seeds = calls[0]
-    assert seeds == [1, 2, 3] and cfg.out == "runs/srl-teachers"
+    cfg, seeds = plans[0].config, plans[0].seeds
+    assert seeds == (1, 2, 3) and cfg.out == "runs/srl-teachers"
     assert cfg.task_config("srl").teachers is None       # teachers are not taught
     # the ensemble's score is not read as the members' average
     assert ("srl dev scores: seed-1 1.00; their ensemble (the mean of their scores) 2.00, in "

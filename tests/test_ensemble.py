@@ -112,3 +112,21 @@ def test_evaluate_scores_an_ensemble_as_training_does(ensemble, capsys):
     assert main(["--model", str(ensemble), "--data", str(data)]) == 0
     want = score(load_tagger(ensemble), get_task("ner"), read_dataset(data, "conll2003"))
     assert f"{want:.2f}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("seeds", [[1], [2, 2]])
+def test_an_ensemble_needs_two_different_seeds(tmp_path, seeds):
+    """Checked where the members are trained, for one task and for a joint run alike, before
+    any is trained."""
+    from senna.train.joint import JointConfig, train_joint_seeds
+
+    cfg = TrainConfig(task="ner", train=str(FIX / "ner_small.conll"), out=str(tmp_path / "e"),
+                      epochs=1, hidden=10, word_dim=6, threads=1, dev_fraction=0.3)
+    with pytest.raises(ValueError, match="--seeds: expected two different seeds or more"):
+        train_ensemble(cfg, seeds)
+    joint = JointConfig.from_dict(dict(
+        tasks={"pos": dict(train=str(FIX / "ewt_sample.pos")),
+               "ner": dict(train=str(FIX / "ner_small.conll"))}, out=str(tmp_path / "j")))
+    with pytest.raises(ValueError, match="--seeds: expected two different seeds or more"):
+        train_joint_seeds(joint, seeds)
+    assert not list(tmp_path.rglob("seed-*"))

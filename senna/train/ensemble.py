@@ -15,6 +15,7 @@ layer are recorded in ensemble.json.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,10 +29,12 @@ from senna.runtime.ensemble import EnsembleModel, save_ensemble
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
 from senna.scoring import score_predictions
+from senna.tasks import TaskSpec
 from senna.train.card import write_ensemble_card
 from senna.train.config import TrainConfig
 from senna.train.data import Batch, batches, make_examples
 from senna.train.loop import Run, fit, train
+from senna.train.plan import checked_seeds
 from senna.train.prepare import prepare
 from senna.train.tagging import command_line, network_from_saved, optimizer
 
@@ -68,33 +71,55 @@ class Joiner(torch.nn.Module):
                    for k, v in self.criterion.decoding_weights().items()}}
 
 
-def train_ensemble(cfg: TrainConfig, seeds: list[int], joined_epochs: int = 0) -> dict:
+def train_ensemble(cfg: TrainConfig, seeds: Sequence[int], joined_epochs: int = 0) -> dict:
     """Train (or resume) the members, then the joining layer; -> ensemble.json's content."""
-    if len(set(seeds)) < 2:
-        raise ValueError(f"an ensemble needs two different seeds or more, got {seeds}")
     out = Path(cfg.out)
-    names = [f"seed-{s}" for s in seeds]
     data = prepare(cfg)
-    for seed, name in zip(seeds, names, strict=True):
-        if not (out / name / "history.json").exists():   # finished members are kept
-            train(replace(cfg, seed=seed, out=str(out / name)), data)
-    task, train_sents, dev = data.task, data.train, data.dev
-    members = [TaskModel.load(out / n) for n in names]
-    scores = {n: score(m, task, dev) for n, m in zip(names, members, strict=True)}
-    for how in ("vote", "mean"):
-        scores[how] = score(EnsembleModel(members, how), task, dev)
-    joined = None
+    seeds = train_seeds(seeds, out, lambda seed, folder: train(
+        replace(cfg, seed=seed, out=str(folder)), data))
+    names = [f"seed-{s}" for s in seeds]
+    joiner = None
     if joined_epochs:
-        scores["joined"] = train_joiner(cfg, out, names, joined_epochs, members,
-                                        train_sents, dev, task)
-        joined = "joined.npz"
-    # the tagger uses the best on dev (the first of equals: vote, then mean)
-    combine = max((h for h in ("vote", "mean", "joined") if h in scores), key=scores.get)
-    spec = save_ensemble(out, cfg.task, names, combine, scores,
-                         {"seeds": seeds, "joined_epochs": joined_epochs,
-                          "command": command_line()}, joined)
+        def joiner(members: list[TaskModel]) -> float:
+            return train_joiner(cfg, out, names, joined_epochs, members, data.train,
+                                data.dev, data.task)
+    spec = seed_ensemble(out, cfg.task, names, seeds, data.task, data.dev, ("vote", "mean"),
+                         {"seeds": list(seeds), "joined_epochs": joined_epochs,
+                          "command": command_line()}, joiner)
     write_ensemble_card(out)
     return spec
+
+
+def train_seeds(seeds: Sequence[int], out: Path, train_one: Callable[[int, Path], object]
+                ) -> tuple[int, ...]:
+    """The members of an ensemble: `train_one(seed, out/seed-<seed>)` once per seed, which
+    must be two different ones or more; a finished member (its history.json) is kept, an
+    unfinished one resumes from its checkpoint.  -> the seeds."""
+    seeds = checked_seeds(seeds)
+    for seed in seeds:
+        folder = out / f"seed-{seed}"
+        if not (folder / "history.json").exists():
+            train_one(seed, folder)
+    return seeds
+
+
+def seed_ensemble(folder: Path, task_name: str, names: list[str], seeds: Sequence[int],
+                  task: TaskSpec, dev: list, ways: Sequence[str], info: dict,
+                  joiner: Callable[[list[TaskModel]], float] | None = None) -> dict:
+    """Make `folder` the ensemble of the members `names` (folders relative to it, one per
+    seed): the members and each way of combining them (`ways`, and the joining layer that
+    `joiner` trains, saved as joined.npz) scored on dev, the best (the first of equals)
+    becoming the tagger's; -> ensemble.json's content."""
+    folder.mkdir(parents=True, exist_ok=True)   # before a member's ".." is followed
+    members = [TaskModel.load(folder / n) for n in names]
+    scores = {f"seed-{s}": score(m, task, dev) for s, m in zip(seeds, members, strict=True)}
+    for how in ways:
+        scores[how] = score(EnsembleModel(members, how), task, dev)
+    if joiner is not None:
+        scores["joined"] = joiner(members)
+    combine = max((h for h in (*ways, "joined") if h in scores), key=scores.get)
+    return save_ensemble(folder, task_name, names, combine, scores, info,
+                         "joined.npz" if joiner is not None else None)
 
 
 def score(model, task, dev: list) -> float:

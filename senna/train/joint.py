@@ -27,8 +27,8 @@ each task's network its own dropout and learning-rate decay, as its settings say
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -37,136 +37,15 @@ import torch
 from senna.features.kinds import KINDS, WordFeature
 from senna.lm.wordnet import related_pairs
 from senna.nn.networks import WindowNet, share_first_layer, share_table
-from senna.runtime.pipeline import default_model_dir
-from senna.tasks import TaskSpec, get_task
 from senna.train.auxiliary import LanguageModelTask, RankingTask, SynonymTask
 from senna.train.config import TrainConfig
-from senna.train.loop import SAMPLING, Run, fit
+from senna.train.joint_config import JointConfig, task_of
+from senna.train.loop import Run, fit
 from senna.train.prepare import prepare
 from senna.train.setup import word_vocab
 from senna.train.tagging import Member, command_line
 
 JOINT_HINT = "lower the learning rates (lr, and the tasks' own lr)"
-# Settings every task must share: they shape the shared tables and layer.
-COMMON = ("embeddings", "word_dim", "max_words", "min_count", "seed", "batch_size", "threads")
-
-
-def task_key(name: str) -> str:
-    """A task's name in a joint run: the task's own, or "task@label" for another copy of a
-    task with its own data and output layer (POS on the CoNLL-2000 WSJ text beside POS on
-    EWT: "pos@wsj"), which shares the tables and first layer like any other task."""
-    base, at, label = name.partition("@")
-    if at and not label.isidentifier():
-        raise ValueError(f"a joint task is TASK or TASK@LABEL (LABEL: letters, digits, _), "
-                         f"got {name!r}")
-    return get_task(base).name + (f"@{label}" if at else "")
-
-
-def task_of(key: str) -> TaskSpec:
-    """The task a joint run's task name (`task_key`) trains."""
-    return get_task(key.partition("@")[0])
-
-
-@dataclass
-class JointConfig:
-    tasks: dict[str, dict]           # task (or task@label: `task_key`) -> its settings
-    out: str = "runs/joint"
-    models: str | None = None        # each task's best model goes to <models>/<task> (default:
-                                     # out; "senna/models" ships them), the rest stays in out
-    ship: list[str] | None = None    # the tasks whose models go to `models` (default: all);
-                                     # the others, trained as partners only, stay in out
-    share_l1: bool = True            # window tasks share the first linear layer (Figure 5)
-    sampling: str = "proportional"   # see the module docstring
-    epochs: int = 30
-    lr: float = 0.05                 # SGD rate of the shared parameters (/ fan-in)
-    patience: int = 6                # stop when no task improved for this many epochs
-    max_minutes: float = 0.0
-    # Auxiliary tasks (ICML 2008): a prepared corpus (`senna lm prepare`) for the language
-    # model, a WordNet directory for the synonyms task; batches of each per epoch (0: the
-    # tagging tasks' mean) and windows or word pairs per batch.
-    lm_corpus: str | None = None
-    synonyms: str | None = None
-    aux_steps: int = 0
-    aux_batch: int = 64
-    # Settings that shape the shared parts (None: the first task's setting that has one).
-    embeddings: str | None = None
-    word_dim: int | None = None
-    max_words: int | None = None
-    min_count: int | None = None
-    seed: int | None = None
-    batch_size: int | None = None
-    threads: int | None = None
-    command: str = field(default="", repr=False)
-
-    def __post_init__(self) -> None:
-        n = len(self.tasks) + bool(self.lm_corpus) + bool(self.synonyms)
-        if not self.tasks or n < 2:
-            raise ValueError("joint training needs a tagging task and at least one more task "
-                             f"(tagging, lm_corpus or synonyms), got {list(self.tasks)}")
-        if self.aux_steps < 0 or self.aux_batch < 1:
-            raise ValueError("aux_steps must be 0 or more and aux_batch at least 1")
-        if self.sampling not in SAMPLING:
-            raise ValueError(f"sampling must be one of {SAMPLING}, got {self.sampling!r}")
-        if self.epochs < 1 or (self.batch_size or 1) < 1 or not self.lr > 0:
-            raise ValueError("epochs and batch_size must be at least 1 and lr positive")
-        if isinstance(self.ship, str):
-            self.ship = [t for t in self.ship.split(",") if t]
-        if self.ship is not None:
-            self.ship = [task_key(t) for t in self.ship]
-            if set(self.ship) - set(self.tasks):
-                raise ValueError(f"ship names tasks not trained here: "
-                                 f"{sorted(set(self.ship) - set(self.tasks))}")
-        elif self.models and Path(self.models).resolve() == default_model_dir():
-            # An experiment copied from a shipping recipe, its `ship` dropped, would
-            # otherwise overwrite every shipped model it trains.
-            raise ValueError(f"models is the shipped models' directory ({self.models}): name "
-                             f"the tasks to ship there with ship (e.g. \"ship\": "
-                             f"{json.dumps(list(self.tasks)[:1])}), or drop models to keep "
-                             f"the run's models in out")
-
-    @classmethod
-    def from_dict(cls, d: dict, base: Path | None = None) -> JointConfig:
-        """`tasks` maps each task to a dict of settings, to a recipe file (JSON) holding
-        them, relative to `base`, or to {"recipe": file, setting: value, ...}: the file's
-        settings with some changed (a partner trained as the run needs it, e.g. with the
-        hidden layer it shares, while its own shipped recipe differs)."""
-        known = {f.name for f in fields(cls)}
-        if set(d) - known:
-            raise ValueError(f"unknown joint training settings {sorted(set(d) - known)}")
-        tasks = {}
-        for name, settings in d.get("tasks", {}).items():
-            changed = {}
-            if isinstance(settings, dict) and "recipe" in settings:
-                changed = {k: v for k, v in settings.items() if k != "recipe"}
-                settings = settings["recipe"]
-            if isinstance(settings, str):
-                path = (base or Path()) / settings
-                try:
-                    settings = json.loads(path.read_text(encoding="utf-8"))
-                except (OSError, json.JSONDecodeError) as e:
-                    raise ValueError(f"{path}: cannot read the {name} settings ({e})") from None
-            tasks[task_key(name)] = {**settings, **changed}
-        return cls(**{**d, "tasks": tasks})
-
-    def common(self, key: str):
-        """A setting every task must share: the joint one, else the first task's."""
-        if getattr(self, key) is not None:
-            return getattr(self, key)
-        given = [t[key] for t in self.tasks.values() if key in t]
-        return given[0] if given else getattr(TrainConfig, key)
-
-    def model_dir(self, name: str) -> Path:
-        """Where a task's best model is saved: <models>/<task> if it is shipped, else
-        <out>/<task>."""
-        shipped = self.models and (self.ship is None or name in self.ship)
-        return Path(self.models if shipped else self.out) / name
-
-    def task_config(self, name: str) -> TrainConfig:
-        """A task's settings with the joint ones that must agree put in."""
-        settings = {**self.tasks[name], "task": task_of(name).name,
-                    "out": str(self.model_dir(name))}
-        settings.update({k: self.common(k) for k in COMMON})
-        return TrainConfig.from_dict(settings)
 
 
 def build_auxiliary(cfg: JointConfig, members: list[Member]) -> list[RankingTask]:
@@ -261,35 +140,22 @@ def train_joint(cfg: JointConfig) -> dict:
                    cfg.sampling, cfg.lr, JOINT_HINT))
 
 
-def train_joint_seeds(cfg: JointConfig, seeds: list[int]) -> dict[str, dict]:
+def train_joint_seeds(cfg: JointConfig, seeds: Sequence[int]) -> dict[str, dict]:
     """`senna train --config JOINT.json --seeds 1,2,3`: the joint run once per seed, into
-    `out/seed-<s>/` (finished runs are kept, an unfinished one resumes), then for each
-    tagging task an ensemble directory `out/<task>/` of the runs' models combined by their
-    mean scores (`senna.runtime.ensemble`), with the members' and the ensemble's dev
-    scores in its ensemble.json; -> task -> ensemble.json's content.  Why: SRL's members
-    cannot be combined by vote (a path per predicate), and its ensemble teaches a single
-    network (`senna.train.distill`)."""
-    from senna.runtime.ensemble import EnsembleModel, save_ensemble
-    from senna.runtime.model import TaskModel
-    from senna.train.ensemble import score
+    `out/seed-<s>/` (senna.train.ensemble.train_seeds), then for each tagging task an
+    ensemble directory `out/<task>/` of the runs' models combined by their mean scores
+    (`senna.runtime.ensemble`), with the members' and the ensemble's dev scores in its
+    ensemble.json; -> task -> ensemble.json's content.  Why: SRL's members cannot be
+    combined by vote (a path per predicate), and its ensemble teaches a single network
+    (`senna.train.distill`)."""
+    from senna.train.ensemble import seed_ensemble, train_seeds
 
-    if len(set(seeds)) < 2:
-        raise ValueError(f"an ensemble needs two different seeds or more, got {seeds}")
     out = Path(cfg.out)
     cfg.command = cfg.command or command_line()
-    for s in seeds:
-        run = replace(cfg, seed=s, out=str(out / f"seed-{s}"), models=None, ship=None)
-        if not (Path(run.out) / "history.json").exists():
-            train_joint(run)
-    specs = {}
-    for name in cfg.tasks:
-        spec = task_of(name)
-        names = [f"../seed-{s}/{name}" for s in seeds]
-        (out / name).mkdir(parents=True, exist_ok=True)    # before its ".." is followed
-        members = [TaskModel.load(out / name / n) for n in names]
-        dev = prepare(cfg.task_config(name)).dev
-        scores = {f"seed-{s}": score(m, spec, dev) for s, m in zip(seeds, members, strict=True)}
-        scores["mean"] = score(EnsembleModel(members, "mean"), spec, dev)
-        specs[name] = save_ensemble(out / name, spec.name, names, "mean", scores,
-                                    {"seeds": seeds, "command": cfg.command})
-    return specs
+    seeds = train_seeds(seeds, out, lambda seed, folder: train_joint(
+        replace(cfg, seed=seed, out=str(folder), models=None, ship=None)))
+    return {name: seed_ensemble(out / name, task_of(name).name,
+                                [f"../seed-{s}/{name}" for s in seeds], seeds, task_of(name),
+                                prepare(cfg.task_config(name)).dev, ("mean",),
+                                {"seeds": list(seeds), "command": cfg.command})
+            for name in cfg.tasks}

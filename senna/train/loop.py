@@ -50,8 +50,6 @@ from senna.train.resume import (
 )
 from senna.train.tagging import Member
 
-SAMPLING = ("proportional", "uniform")
-
 
 @dataclass
 class Run:

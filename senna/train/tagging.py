@@ -58,6 +58,15 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     """Vocabularies, tag set and a freshly initialised network (`words`: the word dictionary
     to use, e.g. one shared by jointly trained tasks; default: built from `train_sents`;
     `vocabs`: other features' given vocabularies, by feature name)."""
+    net, saved, _ = build_featurised(cfg, task, train_sents, words, vocabs)
+    return net, saved
+
+
+def build_featurised(cfg: TrainConfig, task: TaskSpec, train_sents: list,
+                     words: Vocab | None = None, vocabs: dict[str, Vocab] | None = None
+                     ) -> tuple[Tagger, SavedModel, list[Example]]:
+    """`build`, and the training sentences' examples its tag set was read from, so that
+    training does not featurise them a second time."""
     specs = [s if s.kind != "word" else type(s)(s.name, s.kind, cfg.word_dim, s.arg)
              for s in task.features(cfg.features)]
     if cfg.level_hidden and specs[-1].name not in task.own_columns:
@@ -79,9 +88,26 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
                         chars=featurizer.net_shapes())
     torch.manual_seed(cfg.seed)
     net = bind_spellings(build_network(net_cfg, sparse=cfg.optimizer == "sgd"), featurizer)
-    info = {"scheme": task.scheme, "source_scheme": file_scheme(task, train_sents),
-            "language": cfg.language,
-            "training": {"config": asdict(cfg), "command": command_line()}}
+    info = model_info(cfg, task, train_sents, specs)
+    j = featurizer.index(WordFeature)
+    if cfg.embeddings:
+        _, divisor = initial_embeddings(net, featurizer, cfg.embeddings)
+        if os.path.isdir(cfg.embeddings):  # saved as the rows that differ from these
+            info["word_base"] = {"embeddings": os.path.abspath(cfg.embeddings),
+                                 "divisor": divisor, "table": j}
+    if cfg.fixed_embeddings:
+        if not cfg.embeddings:
+            raise ValueError("fixed_embeddings needs embeddings to keep")
+        net.emb.tables[j].weight.requires_grad_(False)
+    return net, SavedModel(task.name, net_cfg, featurizer, tagset, {}, info), examples
+
+
+def model_info(cfg: TrainConfig, task: TaskSpec, train_sents: list, specs: list) -> dict:
+    """What a trained model records about its training: its schemes, settings, command and
+    where its inputs came from."""
+    info: dict = {"scheme": task.scheme, "source_scheme": file_scheme(task, train_sents),
+                  "language": cfg.language,
+                  "training": {"config": asdict(cfg), "command": command_line()}}
     extra = {"pt0": cfg.extra_columns.split(",")[0]} if cfg.extra_columns else {}
     sources = column_sources(specs, dict(parse_spec(cfg.predicted_columns)), cfg.train, extra)
     if sources:   # where the columns it reads came from (senna.features.specs.column_sources)
@@ -99,17 +125,7 @@ def build(cfg: TrainConfig, task: TaskSpec, train_sents: list,
     built = Path(cfg.clusters).with_name("clusters.json") if cfg.clusters else None
     if built is not None and built.is_file():   # how `senna lm clusters` made the lexicon
         info["training"]["clusters_source"] = json.loads(built.read_text(encoding="utf-8"))
-    j = featurizer.index(WordFeature)
-    if cfg.embeddings:
-        _, divisor = initial_embeddings(net, featurizer, cfg.embeddings)
-        if os.path.isdir(cfg.embeddings):  # saved as the rows that differ from these
-            info["word_base"] = {"embeddings": os.path.abspath(cfg.embeddings),
-                                 "divisor": divisor, "table": j}
-    if cfg.fixed_embeddings:
-        if not cfg.embeddings:
-            raise ValueError("fixed_embeddings needs embeddings to keep")
-        net.emb.tables[j].weight.requires_grad_(False)
-    return net, SavedModel(task.name, net_cfg, featurizer, tagset, {}, info)
+    return info
 
 
 def training_device(name: str) -> torch.device:
@@ -185,10 +201,9 @@ def step_loss(net: Tagger, batch: Batch, distill: float = 0.0,
 
 
 def training_examples(cfg: TrainConfig, task: TaskSpec, sentences: list,
-                      saved: SavedModel) -> list[Example]:
-    """The training sentences' examples, with the teachers' scores when the settings
+                      saved: SavedModel, examples: list[Example]) -> list[Example]:
+    """The training sentences' `examples`, with the teachers' scores when the settings
     name teachers."""
-    examples = make_examples(task, sentences, saved.featurizer)
     if cfg.teachers:
         teacher = load_teachers(cfg.teachers)
         tqdm.write(f"{task.name}: teachers {cfg.teachers} score {len(examples)} examples")
@@ -228,14 +243,15 @@ class Member:
                vocabs: dict | None = None, key: str = "") -> Member:
         """A task's network and examples from its prepared data (senna.train.prepare)."""
         spec = data.task
-        net, saved = build(cfg, spec, data.train, words, vocabs)
+        net, saved, examples = build_featurised(cfg, spec, data.train, words, vocabs)
         net.to(training_device(cfg.device))   # built on the CPU: the same initial weights
         dev_examples = make_examples(spec, data.dev, saved.featurizer)
         tqdm.write(start_summary(key or spec.name, saved, (data.train, data.dev), dev_examples))
         if data.note:
             tqdm.write(data.note)
         return cls(spec, cfg, net, saved, data.dev,
-                   training_examples(cfg, spec, data.train, saved), dev_examples, key=key)
+                   training_examples(cfg, spec, data.train, saved, examples), dev_examples,
+                   key=key)
 
     @property
     def name(self) -> str:
