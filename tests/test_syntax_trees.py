@@ -289,7 +289,7 @@ def test_a_recorded_dev_set_with_gold_inputs_keeps_the_data_files_trees(tmp_path
     inputs reads the data file's parse column: no parser runs (this one does not exist)."""
     import json
 
-    from senna.datasets import recorded_dev_set
+    from senna.scoring.inputs import recorded_dev_set
 
     data = FIX / "ewt_sample.verbs-args.conll"
     (tmp_path / "config.json").write_text(json.dumps({"task": "srl", "training": {"config": {
