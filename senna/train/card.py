@@ -10,9 +10,11 @@ from pathlib import Path
 
 from senna.datasets import parse_spec
 from senna.embeddings import read_metadata, text_licences
+from senna.io.checkpoint import read_config
 from senna.io.saved_model import ModelError
 from senna.io.word_base import OWN_BASE
 from senna.nn.config import NetConfig
+from senna.runtime.ensemble import folder_config, read_spec
 from senna.syntax.levels import FLATTENED
 from senna.tasks import get_task, register
 
@@ -73,8 +75,8 @@ def teachers_text(cfg: dict) -> list[str]:
     made = ""
     for path in cfg["teachers"].split(","):
         try:
-            spec = json.loads((Path(path) / "ensemble.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            spec = read_spec(Path(path))
+        except (OSError, ValueError):   # teachers not kept: the card names them only
             continue
         command = spec.get("training", {}).get("command")
         mean = spec.get("dev", {}).get("mean")
@@ -259,8 +261,10 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
 
 
 def write_card(model_dir: str | Path) -> None:
+    """MODEL_CARD.md of the saved model in `model_dir`, from its config.json (checked as
+    every model's is read, `read_config`)."""
     path = Path(model_dir)
-    config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    config = read_config(path)
     (path / "MODEL_CARD.md").write_text(card_text(config, embeddings_text(path)),
                                         encoding="utf-8")
 
@@ -310,8 +314,7 @@ def ensemble_card_text(spec: dict, member: dict) -> str:
 def write_ensemble_card(out: str | Path) -> None:
     """MODEL_CARD.md of the ensemble in `out` (its ensemble.json written)."""
     path = Path(out)
-    spec = json.loads((path / "ensemble.json").read_text(encoding="utf-8"))
-    member = json.loads((path / spec["members"][0] / "config.json").read_text(encoding="utf-8"))
+    spec, member = read_spec(path), folder_config(path)
     (path / "MODEL_CARD.md").write_text(ensemble_card_text(spec, member), encoding="utf-8")
 
 
