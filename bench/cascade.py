@@ -24,14 +24,14 @@ from pathlib import Path
 if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
 from bench.common import recipe_runs_parser, run_all, state  # noqa: E402
-from senna.datasets import (  # noqa: E402
-    parse_spec,
-    recorded_dev_set,  # noqa: E402
-    tag_column,
-)
+from senna.datasets import parse_spec  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
-from senna.runtime.predict import predict_gold_inputs  # noqa: E402
-from senna.scoring import score_predictions  # noqa: E402
+from senna.runtime.predict import (
+    predict_gold_inputs,  # noqa: E402
+    tag_column,  # noqa: E402
+)
+from senna.scoring.inputs import recorded_dev_set  # noqa: E402
+from senna.scoring.predictions import score_predictions  # noqa: E402
 
 # row -> (task, options added to the task's recipe).  "-gold" rows switch the prediction off;
 # the "predicted inputs" column is the "-predicted" row where there is one, else the shipped

@@ -18,12 +18,11 @@ import argparse
 import time
 from pathlib import Path
 
-from senna.datasets import model_config
 from senna.document import Sentence
 from senna.io.conll import read_conll2003
-from senna.runtime.ensemble import load_tagger
+from senna.runtime.ensemble import folder_config, load_tagger
 from senna.runtime.predict import predict_gold_inputs
-from senna.scoring import score_predictions
+from senna.scoring.predictions import score_predictions
 from senna.tasks import TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +52,7 @@ def main() -> int:
     alone = [Sentence(s.words, s.columns, doc=i) for i, s in enumerate(dev)]
     for d in dirs:
         path = Path(d) if Path(d).is_absolute() else ROOT / d
-        if model_config(path).get("task") != "ner":
+        if folder_config(path).get("task") != "ner":
             continue
         model = load_tagger(path)
 

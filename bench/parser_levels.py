@@ -19,6 +19,7 @@ if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
 
 from senna.io.conll import read_gold_conll, read_pt0
+from senna.scoring.evalb import bracket_scores
 from senna.syntax.levels import (
     CHAIN,
     levels_to_tree,
@@ -27,7 +28,6 @@ from senna.syntax.levels import (
     unchain,
     with_root,
 )
-from senna.syntax.score import bracket_scores
 from senna.syntax.tree import Tree, conll_to_tree, node
 from senna.tags import split_tag
 

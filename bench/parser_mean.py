@@ -28,12 +28,12 @@ import numpy as np
 if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
 
-from senna.cli.evaluate import predict_inputs
 from senna.io.conll import read_gold_conll
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.pipeline import default_model_dir
+from senna.scoring.evalb import bracket_scores
+from senna.scoring.inputs import predict_inputs
 from senna.syntax.levels import unchain
-from senna.syntax.score import bracket_scores
 from senna.syntax.tree import conll_to_tree
 
 

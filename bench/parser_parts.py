@@ -28,12 +28,12 @@ from bench.speed import THREAD_VARS  # noqa: E402
 
 os.environ.update({v: "1" for v in THREAD_VARS})   # before NumPy loads its BLAS
 
-from senna.cli.evaluate import predict_inputs  # noqa: E402
 from senna.io.conll import read_gold_conll  # noqa: E402
 from senna.runtime import kernels  # noqa: E402
 from senna.runtime import parser as runtime_parser  # noqa: E402
 from senna.runtime.ensemble import load_tagger  # noqa: E402
 from senna.runtime.pipeline import default_model_dir  # noqa: E402
+from senna.scoring.inputs import predict_inputs  # noqa: E402
 
 
 def clocked(f: Callable, into: dict[str, float], part: str) -> Callable:

@@ -19,13 +19,13 @@ import numpy as np
 if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
 
-from senna.cli.evaluate import predict_inputs
 from senna.decode.constraints import iobes
 from senna.io.conll import read_gold_conll
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.pipeline import default_model_dir
+from senna.scoring.evalb import bracket_scores
+from senna.scoring.inputs import predict_inputs
 from senna.syntax.levels import lowest_label, unchain
-from senna.syntax.score import bracket_scores
 from senna.syntax.tree import conll_to_tree
 
 FLOOR = -30.0   # the log-probability of a label PT0 lacks (B-S, B-PRN, ...)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from senna.datasets import recorded_dev_set
 from senna.runtime.pipeline import Pipeline, default_model_dir
-from senna.scoring import score_predictions
+from senna.scoring.inputs import recorded_dev_set
+from senna.scoring.predictions import score_predictions
 from senna.text.pieces import MAX_WORDS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,9 +16,9 @@ import argparse
 import time
 from pathlib import Path
 
-from senna.evaluate import srl_scores
 from senna.io.conll import read_srl
 from senna.runtime.pipeline import Pipeline
+from senna.scoring.srl_eval import srl_scores
 from senna.tags import tags_to_brackets
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,10 +26,11 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from senna.evaluate import accuracy, chunk_scores
 from senna.io.conll import read_pt0
 from senna.nn.criterion import log_partition
 from senna.runtime.model import TaskModel
+from senna.scoring.conlleval import chunk_scores
+from senna.scoring.metrics import accuracy
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,11 +12,11 @@ import copy
 import time
 from pathlib import Path
 
-from senna.datasets import model_config, recorded_dev_set, tag_column
-from senna.runtime.ensemble import load_tagger
+from senna.runtime.ensemble import folder_config, load_tagger
 from senna.runtime.model import TaskModel
-from senna.runtime.predict import predict_gold_inputs
-from senna.scoring import score_predictions
+from senna.runtime.predict import predict_gold_inputs, tag_column
+from senna.scoring.inputs import recorded_dev_set
+from senna.scoring.predictions import score_predictions
 
 ROOT = Path(__file__).resolve().parents[1]
 # The project's dev targets (SRL: with predicted PT0, with gold PT0).
@@ -45,16 +45,16 @@ def parser_row(root: Path, data: Path) -> tuple[float, float]:
     """The parser's row: labelled bracket F1 on EWT dev trees, from the file's POS tags and
     from the shipped POS tagger's (as `senna -psg` parses); a parser whose first level keeps
     PT0's phrases reads its own PT0 tagger's (else the shipped one's), from those POS tags."""
-    from senna.cli.evaluate import tree_scores
     from senna.runtime.parser import own_first_level, own_flattened
+    from senna.scoring.trees import tree_scores
     from senna.tasks import get_task
 
-    feats = ", ".join(f["name"] for f in model_config(root / "psg")["features"])
+    feats = ", ".join(f["name"] for f in folder_config(root / "psg")["features"])
     t0 = time.perf_counter()
     gold_file = str(data / "ewt" / "ewt.dev.gold_conll")
     gold, pred = (tree_scores(get_task("psg"), gold_file, str(root / "psg"), gold_inputs=g).f1
                   for g in (True, False))
-    first = model_config(root / "psg").get("first_level")
+    first = folder_config(root / "psg").get("first_level")
     if first:
         whose = "its own " if own_first_level(root / "psg", first) else ""
         feats += f"; {whose}{first.upper()} tagger's phrases"
@@ -88,7 +88,7 @@ def main() -> int:
             cascade = f"{score['score']:.2f} (predicted {', '.join(reads).upper()})"
         users[name] = (score["score"] if reads else gold["score"], gold["score"])
         feats = ", ".join(s.name for s in model.featurizer.specs)
-        cfg = model_config(root / name)["training"]["config"]
+        cfg = folder_config(root / name)["training"]["config"]
         dev_name = Path(cfg["dev"]).name if cfg.get("dev") else "last 10% of train"
         print(f"| {name.upper()} | {feats} | {dev_name} | {gold['score']:.2f} | {cascade} "
               f"| {time.perf_counter() - t0:.1f} |")

@@ -14,12 +14,12 @@ from pathlib import Path
 if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
 
-from senna.datasets import recorded_dev_set, tag_column
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.model import TaskModel
 from senna.runtime.pipeline import default_model_dir
-from senna.runtime.predict import predict_gold_inputs
-from senna.scoring import score_predictions
+from senna.runtime.predict import predict_gold_inputs, tag_column
+from senna.scoring.inputs import recorded_dev_set
+from senna.scoring.predictions import score_predictions
 
 
 def main() -> int:

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from senna.datasets import recorded_dev_set
 from senna.runtime.ensemble import EnsembleModel
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
+from senna.scoring.inputs import recorded_dev_set
 
 ROOT = Path(__file__).resolve().parents[1]
 

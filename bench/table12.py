@@ -24,11 +24,11 @@ from pathlib import Path
 if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
 
-from senna.datasets import recorded_dev_set, tag_column
 from senna.features.kinds import LevelFeature
 from senna.runtime.ensemble import load_tagger
-from senna.runtime.predict import predict_gold_inputs
-from senna.scoring import score_predictions
+from senna.runtime.predict import predict_gold_inputs, tag_column
+from senna.scoring.inputs import recorded_dev_set
+from senna.scoring.predictions import score_predictions
 from senna.syntax.levels import TREE
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,14 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
-from senna.datasets import model_config, rebase, recorded_dev_set, split_train_dev
+from senna.datasets import rebase, split_train_dev
 from senna.features.kinds import WordFeature
 from senna.io.checkpoint import load_model, save_model
 from senna.io.formats import read_dataset
 from senna.io.word_base import base_table
+from senna.runtime.ensemble import folder_config
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
-from senna.scoring import gold_tags, score_predictions
+from senna.scoring.inputs import recorded_dev_set
+from senna.scoring.predictions import gold_tags, score_predictions
 from senna.tags import convert
 from senna.text.normalize import normalize_word
 
@@ -38,7 +40,7 @@ BUCKETS = ((0, 0, "unseen"), (1, 2, "1-2"), (3, 10, "3-10"), (11, None, "> 10"))
 def training_counts(model_dir: Path, task, data: Path, train: str | None) -> Counter:
     """Normalised word -> times seen in the model's training sentences (its recorded training
     file, or `train`; without a dev file, less the share held out as dev, as training did)."""
-    settings = model_config(model_dir)["training"]["config"]
+    settings = folder_config(model_dir)["training"]["config"]
     sentences = read_dataset(train or rebase(settings["train"], data), task.fmt)
     if not settings.get("dev"):
         sentences = split_train_dev(sentences, settings.get("dev_fraction", 0.1))[0]

@@ -1,14 +1,13 @@
-"""A task's train/dev sentences as a training run's settings name them (no PyTorch here:
-evaluation, regression tests and benchmarks rebuild a model's dev set from its config)."""
+"""A task's train/dev sentences as a training run's settings name them (no PyTorch and no
+runtime here: evaluation, regression tests and benchmarks rebuild a model's dev set from
+its recorded settings with these readers, `senna.scoring.inputs.recorded_dev_set`)."""
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from senna.document import Sentence
@@ -16,9 +15,6 @@ from senna.io.conll import DOCSTART, read_pt0
 from senna.io.formats import TREE_FORMATS, read_dataset
 from senna.io.lines import DataFormatError
 from senna.io.treebank import bracketed
-from senna.runtime.ensemble import load_tagger
-from senna.runtime.model import TaskModel
-from senna.runtime.predict import predict_gold_inputs
 from senna.syntax.levels import BELOW, GOLD_TREE, TREE, leaf_phrases
 from senna.tags import (
     MIXED_SHARE,
@@ -30,7 +26,7 @@ from senna.tags import (
     split_tag,
     violations,
 )
-from senna.tasks import TaskSpec, declare, get_task, with_scheme
+from senna.tasks import TaskSpec, declare, with_scheme
 from senna.text.pieces import MAX_WORDS, piece_bounds
 
 
@@ -339,44 +335,6 @@ def rebase(path: str | None, data_root: Path) -> str | None:
     return str(data_root.joinpath(*parts[parts.index("data") + 1 :])) if "data" in parts else path
 
 
-def model_config(model_dir: str | Path) -> dict:
-    """A model directory's config.json; an ensemble's first member's."""
-    ensemble = Path(model_dir) / "ensemble.json"
-    if ensemble.exists():
-        model_dir = Path(model_dir) / json.loads(ensemble.read_text(encoding="utf-8"))["members"][0]
-    return json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
-
-
-def recorded_dev_set(model_dir: str | Path, data_root: str | Path,
-                     predicted: bool = True) -> tuple[TaskSpec, list]:
-    """The dev sentences a saved model was scored on, read from `data_root`, with the input
-    columns its training predicted (`predicted_columns`) predicted the same way (gold ones
-    if not `predicted`, except those the data has no gold for, e.g. CHUNK on EWT; a parse
-    tree's gold is the data's parse column).  An ensemble's are its first member's."""
-    config = model_config(model_dir)
-    settings = dict(config["training"]["config"])
-    for key in ("train", "dev"):
-        settings[key] = rebase(settings.get(key), Path(data_root))
-    extra = settings.get("extra_columns")
-    if extra:
-        settings["extra_columns"] = ",".join(rebase(p, Path(data_root)) for p in extra.split(","))
-    task = get_task(config["task"])
-    dev = load_dev(SimpleNamespace(**settings), task)
-    for column, path in parse_spec(settings.get("predicted_columns")):
-        gold = GOLD_TREE if column == TREE else column
-        if predicted or any(gold not in s.columns for s in dev):
-            tag_column(load_tagger(beside_package(path)), dev, column)
-    return task, dev
-
-
-def beside_package(path: str) -> Path:
-    """A path as recorded by a run started in the repository root ("senna/models/pos"),
-    found from anywhere: as given if it exists, else from the repository root."""
-    given = Path(path)
-    root = Path(__file__).resolve().parent.parent
-    return given if given.exists() or given.is_absolute() else root / given
-
-
 def parse_spec(spec: str | None) -> list[tuple[str, str]]:
     """'pos=DIR,pt0=DIR' -> [('pos', 'DIR'), ('pt0', 'DIR')]; ValueError when malformed."""
     out = []
@@ -389,14 +347,3 @@ def parse_spec(spec: str | None) -> list[tuple[str, str]]:
                              f"commas, e.g. pos=senna/models/pos; got {part!r}")
         out.append((column.strip(), path.strip()))
     return out
-
-
-def tag_column(model: TaskModel, sentences: Sequence, column: str) -> None:
-    """Replace `column` of each sentence by the model's tags, in place (the model reads the
-    sentences' other columns, e.g. those predicted before)."""
-    if get_task(column).name != model.task:
-        raise ValueError(f"the {column} column needs a {get_task(column).name} model, got a "
-                         f"{model.task} model")
-    for s, tags in zip(sentences, predict_gold_inputs(model, get_task(model.task), sentences),
-                       strict=True):
-        s.columns[column] = list(tags)

@@ -2,7 +2,7 @@
 
 Spans are `(label, start, end)` with `end` exclusive.  Chunks are read from tags with the
 startOfChunk/endOfChunk rules of conlleval.pl, so that training data, decoder output and
-the scorer in `senna.evaluate` all agree on what a chunk is.
+the scorer in `senna.scoring.conlleval` all agree on what a chunk is.
 
 conlleval.pl details reproduced here:
 

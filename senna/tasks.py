@@ -40,7 +40,7 @@ class TaskSpec:
     fmt: str                # reader format (senna.io.formats.read_dataset)
     target: str             # column holding the gold tags (per-predicate tasks: the roles)
     scheme: str             # "tags" (no spans) or "iobes": what the network predicts
-    metric: str             # "accuracy" | "chunk" | "srl" (senna.scoring)
+    metric: str             # "accuracy" | "chunk" | "srl" (senna.scoring.predictions)
     approach: str           # default network: "window" | "sentence"
     presets: dict[str, tuple[FeatureSpec, ...]]
     source_scheme: str = "iob2"      # scheme of the files (CoNLL-2003 is IOB1)
@@ -153,7 +153,7 @@ TASKS: dict[str, TaskSpec] = {t.name: t for t in (
     # under it (level_features: label and IOBES position of the highest phrase over each
     # word, so the network sees which words already form one node and what it is).  Its
     # dev score while training is the labelled bracket F1 of its whole trees
-    # (senna.train.scoring.tree_score), as `senna evaluate --task psg` scores them.  The
+    # (senna.scoring.trees.tree_score), as `senna evaluate --task psg` scores them.  The
     # runtime column is the tree's CoNLL parse cells.
     TaskSpec("psg", "levels", "psg", "iobes", "chunk", "sentence",
              {"basic": BASIC + (F.column(BELOW, 10),),

@@ -10,9 +10,9 @@ from conftest import shipped
 
 torch = pytest.importorskip("torch")
 
-from senna.datasets import recorded_dev_set  # noqa: E402
 from senna.io.checkpoint import load_model  # noqa: E402
 from senna.runtime.model import SRL_EXACT, TaskModel  # noqa: E402
+from senna.scoring.inputs import recorded_dev_set  # noqa: E402
 from senna.train.data import batches, make_examples  # noqa: E402
 from senna.train.tagging import network_from_saved  # noqa: E402
 

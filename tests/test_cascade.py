@@ -37,8 +37,8 @@ def test_bad_cascade_settings_are_named(settings, message):
 
 
 def test_a_column_is_predicted_by_its_own_task_only():
-    from senna.datasets import tag_column
     from senna.runtime.model import TaskModel
+    from senna.runtime.predict import tag_column
 
     shipped("ner")
     with pytest.raises(ValueError, match="the pos column needs a pos model, got a ner model"):
@@ -200,10 +200,10 @@ def test_a_column_without_gold_is_predicted_in_training_and_by_the_pipeline(tmp_
     """SRL reading CHUNK tags, which EWT lacks: training tags its sentences with the CHUNK
     model, and the pipeline runs that model before SRL, giving the same tags."""
     pytest.importorskip("torch")
-    from senna.datasets import recorded_dev_set
     from senna.runtime.model import TaskModel
     from senna.runtime.pipeline import Pipeline
     from senna.runtime.predict import predict_gold_inputs
+    from senna.scoring.inputs import recorded_dev_set
     from senna.train.loop import train
     from senna.train.prepare import prepare
 

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from senna.evaluate import (
-    SrlScore,
-    TypeScore,
-    accuracy,
-    chunk_scores,
-    format_conlleval,
-    format_srl_eval,
-    srl_arguments,
-    srl_scores,
-)
+from senna.scoring.conlleval import TypeScore, chunk_scores, format_conlleval
+from senna.scoring.metrics import accuracy
+from senna.scoring.srl_eval import SrlScore, format_srl_eval, srl_arguments, srl_scores
 
 
 def test_accuracy_and_misalignment() -> None:
@@ -271,7 +264,7 @@ def test_evaluate_out_round_trips(capsys, iob2_model, tmp_path):
     """--out writes the gold file with the model's tags, in IOB2; scoring that file as a
     prediction file gives the same report."""
     from senna.io.formats import read_dataset
-    from senna.scoring import gold_scheme
+    from senna.scoring.predictions import gold_scheme
     from senna.tasks import get_task
 
     model, dev = iob2_model
@@ -329,7 +322,7 @@ def test_training_dev_score_votes_one_type_per_name_in_each_document(monkeypatch
     Smith" within a document, not across documents."""
     from senna.document import Sentence
     from senna.tasks import get_task
-    from senna.train import scoring
+    from senna.train import dev as scoring
 
     words = [["John", "Smith", "won"], ["Smith", "lost"], ["Smith", "won"], ["Smith", "won"]]
     gold = [["B-PER", "I-PER", "O"], ["B-PER", "O"], ["B-PER", "O"], ["B-ORG", "O"]]
@@ -347,7 +340,7 @@ def test_the_gold_files_scheme_is_read_once_per_scoring(monkeypatch):
     (which made a dev score of a few thousand sentences take most of a training epoch)."""
     from types import SimpleNamespace
 
-    import senna.scoring as scoring
+    import senna.scoring.predictions as scoring
     from senna.tasks import get_task
 
     calls = []

@@ -18,13 +18,13 @@ from senna.runtime.pipeline import default_model_dir  # noqa: E402
 from senna.runtime.predict import predict_gold_inputs  # noqa: E402
 from senna.tasks import get_task  # noqa: E402
 from senna.train.data import make_examples  # noqa: E402
+from senna.train.dev import predict_tags  # noqa: E402
 from senna.train.joint import (  # noqa: E402
     JointConfig,
     build_auxiliary,
     build_members,
     train_joint,
 )
-from senna.train.scoring import predict_tags  # noqa: E402
 from senna.train.tagging import network_from_saved  # noqa: E402
 
 SMALL = dict(hidden=20, conv=16, dev_fraction=0.3)

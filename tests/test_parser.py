@@ -534,11 +534,11 @@ def test_a_first_level_kept_from_a_tagger_of_other_labels_is_refused(psg_dir):
 def test_evaluate_parses_from_the_pos_tags_the_runtime_reads(psg_dir, capsys):
     """Without --gold-inputs the parser reads the shipped POS tagger's tags, as `senna -psg`
     does; with it, the file's."""
-    from senna.datasets import tag_column
     from senna.runtime.model import TaskModel
     from senna.runtime.pipeline import default_model_dir
+    from senna.runtime.predict import tag_column
+    from senna.scoring.evalb import bracket_scores, format_brackets
     from senna.syntax.levels import unchain
-    from senna.syntax.score import bracket_scores, format_brackets
 
     gold = read_gold_conll(GOLD)
     tagged = [replace(s, columns=dict(s.columns)) for s in gold]
@@ -615,7 +615,7 @@ def test_training_scores_a_parser_by_its_whole_trees(psg_dir, monkeypatch):
     """The dev score that selects a parser's epoch is the bracket F1 of its trees: the kept
     model's recorded score is `tree_score` of it, and the gold trees score 100."""
     from senna.datasets import level_zero, split_train_dev
-    from senna.train.scoring import tree_score
+    from senna.scoring.trees import tree_score
 
     train_levels, dev = split_train_dev(read_dataset(GOLD, "levels"), 0.3, level_zero)
     assert level_zero(dev[0]) and not {tuple(s.words) for s in train_levels} & {

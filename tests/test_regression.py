@@ -10,10 +10,10 @@ import json
 import pytest
 from conftest import MODELS, shipped
 
-from senna.datasets import recorded_dev_set
 from senna.runtime.ensemble import load_tagger
 from senna.runtime.predict import predict_gold_inputs
-from senna.scoring import score_predictions
+from senna.scoring.inputs import recorded_dev_set
+from senna.scoring.predictions import score_predictions
 
 FLOORS = {"pos": 95.1, "chunk": 95.3, "ner": 93.55, "pt0": 89.8, "vbs": 95.3, "srl": 77.15,
           "es/ner": 82.05, "nl/ner": 82.95, "psg/pt0": 90.65}
@@ -37,8 +37,8 @@ CASCADE_FLOORS = {"srl": (("pos", "pt0"), 74.5)}
 @pytest.mark.regression
 @pytest.mark.parametrize("task", sorted(CASCADE_FLOORS))
 def test_shipped_model_reaches_its_floor_through_the_cascade(task, data_dir):
-    from senna.datasets import tag_column
     from senna.runtime.model import TaskModel
+    from senna.runtime.predict import tag_column
 
     path = shipped(task)
     spec, dev = recorded_dev_set(path, data_dir)
@@ -61,7 +61,7 @@ PSG_FLOORS = {None: 84.0, 2: 84.0}
 @pytest.mark.regression
 @pytest.mark.parametrize("beam", list(PSG_FLOORS))
 def test_shipped_parser_reaches_its_dev_floor(data_dir, beam):
-    from senna.cli.evaluate import tree_scores
+    from senna.scoring.trees import tree_scores
     from senna.tasks import get_task
 
     score = tree_scores(get_task("psg"), str(data_dir / "ewt" / "ewt.dev.gold_conll"),

@@ -96,7 +96,7 @@ def test_a_missing_teacher_or_text_is_an_error_not_a_traceback(tmp_path, capsys)
 
 def test_a_model_trained_on_a_silver_file_that_is_gone_still_finds_its_dev_set(tmp_path):
     # The shipped NER names runs/ner-silver/train.conll, which a fresh checkout lacks.
-    from senna.datasets import recorded_dev_set
+    from senna.scoring.inputs import recorded_dev_set
     settings = {"train": str(tmp_path / "runs/gone.conll"), "dev": str(FIX / "ner_small.conll"),
                 "dev_fraction": 0.1, "extra_columns": None, "predicted_columns": None}
     (tmp_path / "config.json").write_text(json.dumps(

@@ -1,10 +1,10 @@
-"""The evalb bracket scorer (senna.syntax.score) on hand-made trees with known scores."""
+"""The evalb bracket scorer (senna.scoring.evalb) on hand-made trees with known scores."""
 
 from __future__ import annotations
 
 import pytest
 
-from senna.syntax.score import COLLINS_PUNCTUATION, bracket_scores, evalb_brackets
+from senna.scoring.evalb import COLLINS_PUNCTUATION, bracket_scores, evalb_brackets
 from senna.syntax.tree import brackets_to_tree
 
 

@@ -284,17 +284,24 @@ def test_levels_round_trip_on_ewt_train(data_dir) -> None:
         assert tree_to_conll(unchain(normalise(tree, drop=()))) == tree_to_conll(tree)
 
 
-def test_a_recorded_dev_set_with_gold_inputs_keeps_the_data_files_trees(tmp_path) -> None:
+def test_a_recorded_dev_set_with_gold_inputs_keeps_the_data_files_trees(models, tmp_path
+                                                                       ) -> None:
     """A model trained on the parser's trees (`predicted_columns` psg=...) scored with gold
     inputs reads the data file's parse column: no parser runs (this one does not exist)."""
     import json
+    import shutil
 
-    from senna.datasets import recorded_dev_set
+    from senna.io.manifest import MANIFEST
+    from senna.scoring.inputs import recorded_dev_set
 
     data = FIX / "ewt_sample.verbs-args.conll"
-    (tmp_path / "config.json").write_text(json.dumps({"task": "srl", "training": {"config": {
+    shutil.copytree(models / "srl", tmp_path, dirs_exist_ok=True)
+    (tmp_path / MANIFEST).unlink(missing_ok=True)
+    config = json.loads((tmp_path / "config.json").read_text())
+    config["training"] = {"config": {
         "task": "srl", "dev": str(data), "format": None, "extra_columns": None,
-        "predicted_columns": "psg=/no/such/parser"}}}))
+        "predicted_columns": "psg=/no/such/parser"}}
+    (tmp_path / "config.json").write_text(json.dumps(config))
     _, dev = recorded_dev_set(tmp_path, FIX, predicted=False)
     assert dev and all("psg" not in s.columns and "parse" in s.columns for s in dev)
     with pytest.raises(Exception, match="no/such/parser"):

@@ -18,8 +18,8 @@ from senna.runtime.predict import predict_gold_inputs  # noqa: E402
 from senna.tasks import get_task  # noqa: E402
 from senna.train.config import TrainConfig  # noqa: E402
 from senna.train.data import batches, make_examples  # noqa: E402
+from senna.train.dev import predict_tags  # noqa: E402
 from senna.train.loop import train  # noqa: E402
-from senna.train.scoring import predict_tags  # noqa: E402
 from senna.train.tagging import network_from_saved  # noqa: E402
 
 
@@ -333,7 +333,7 @@ def test_averaged_weights_are_saved_scored_and_resume_exactly(tmp_path):
     saved = load_model(a.out)
     task = get_task("ner")
     sents = read_dataset(a.dev, task.fmt)
-    from senna.train.scoring import evaluate_model
+    from senna.train.dev import evaluate_model
     net = network_from_saved(saved)
     examples = make_examples(task, sents, saved.featurizer)
     assert evaluate_model(saved, net, task, sents, examples)["score"] == pytest.approx(

@@ -23,6 +23,8 @@ def export(model_dir: str | os.PathLike, to: str | os.PathLike, fmt: str = "senn
     if not ckpt.is_file():
         raise ValueError(f"{model_dir}: no {CHECKPOINT}; train with `senna lm train` first")
     state = torch.load(ckpt, map_location="cpu", weights_only=True)
+    # a language-model run's folder, not a tagger model's: its config.json holds the
+    # LMConfig, which read_config (the reader of model folders) does not take
     config = json.loads((model_dir / "config.json").read_text())
     corpus = Corpus(config["corpus"])
     vectors = state["model"]["emb.weight"].numpy()

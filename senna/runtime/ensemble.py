@@ -93,6 +93,15 @@ def folder_task(path: Path) -> str | None:
     return read_config(path)["task"] if (path / "config.json").is_file() else None
 
 
+def folder_config(path: str | os.PathLike) -> dict:
+    """config.json of a model's folder (`read_config`); an ensemble's first member's, which
+    records the data and settings every member shares."""
+    path = Path(path)
+    if (path / ENSEMBLE_FILE).is_file():
+        path = member_folders(path, read_spec(path))[0]
+    return read_config(path)
+
+
 def read_spec(path: Path) -> dict:
     """An ensemble's ensemble.json, read as every model file is (`read_json`: a regular
     file, bounded in size and nesting), after the folder's manifest checks (`verify`)."""

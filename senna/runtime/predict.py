@@ -2,7 +2,9 @@
 the vote for one type per name, `document_vote`, which training's dev score applies too),
 shared by the pipeline and `predict_gold_inputs`, which
 runs a model over gold-annotated sentences (their words, input columns, predicates and
-documents), as evaluation and the training/runtime agreement test need."""
+documents), as evaluation and the training/runtime agreement test need, and `tag_column`,
+which puts a model's tags in such sentences' column (an input column predicted as at
+run time)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 
 from senna.decode.documents import consistent_types
 from senna.runtime.model import TaskModel
-from senna.tasks import TaskSpec
+from senna.tasks import TaskSpec, get_task
 
 Predict = Callable[[list[list[str]], list[Mapping[str, Sequence[str]]]], list[list[str]]]
 
@@ -54,3 +56,14 @@ def predict_gold_inputs(model: TaskModel, task: TaskSpec, sentences: Sequence,
 
     return in_documents(predict, task, [s.words for s in sentences],
                         [s.columns for s in sentences], [s.doc for s in sentences], documents)
+
+
+def tag_column(model: TaskModel, sentences: Sequence, column: str) -> None:
+    """Replace `column` of each sentence by the model's tags, in place (the model reads the
+    sentences' other columns, e.g. those predicted before)."""
+    if get_task(column).name != model.task:
+        raise ValueError(f"the {column} column needs a {get_task(column).name} model, got a "
+                         f"{model.task} model")
+    for s, tags in zip(sentences, predict_gold_inputs(model, get_task(model.task), sentences),
+                       strict=True):
+        s.columns[column] = list(tags)

@@ -24,7 +24,7 @@ from senna.nn.networks import load_weights, weights_of
 from senna.tasks import TaskSpec
 from senna.train.config import TrainConfig
 from senna.train.data import Example
-from senna.train.scoring import evaluate_model
+from senna.train.dev import evaluate_model
 
 AVERAGE_DIR = "average"   # beside a checkpoint's model: the averaged weights, for resuming
 

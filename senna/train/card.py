@@ -10,9 +10,11 @@ from pathlib import Path
 
 from senna.datasets import parse_spec
 from senna.embeddings import read_metadata, text_licences
+from senna.io.checkpoint import read_config
 from senna.io.saved_model import ModelError
 from senna.io.word_base import OWN_BASE
 from senna.nn.config import NetConfig
+from senna.runtime.ensemble import folder_config, read_spec
 from senna.syntax.levels import FLATTENED
 from senna.tasks import get_task, register
 
@@ -73,8 +75,8 @@ def teachers_text(cfg: dict) -> list[str]:
     made = ""
     for path in cfg["teachers"].split(","):
         try:
-            spec = json.loads((Path(path) / "ensemble.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            spec = read_spec(Path(path))
+        except (OSError, ValueError):   # teachers not kept: the card names them only
             continue
         command = spec.get("training", {}).get("command")
         mean = spec.get("dev", {}).get("mean")
@@ -172,6 +174,56 @@ def licence_text(config: dict) -> str:
     return "not stated (`senna train --licence` records it)"
 
 
+def compacted_text(config: dict) -> list[str]:
+    """The card's line on a model stored in float16 (`senna compact`), if it is."""
+    if "float16" not in (config.get("rows_dtype"), config.get("weights_dtype")):
+        return []
+    return [f"- The word-table rows it stores (those that differ from the embeddings) are "
+            f"kept in {config.get('rows_dtype', 'float32')}"
+            + (f", its layers' weight matrices in {config['weights_dtype']}"
+               if config.get("weights_dtype", "float32") != "float32" else "")
+            + (", its dictionaries gzip-compressed" if config.get("vocab") == "gzip" else "")
+            + f" (`{typed(config.get('compacted', ''))}`)."]
+
+
+def embeddings_line(cfg: dict, text: list[str] | None) -> list[str]:
+    """The card's line on the embeddings the word table started from, and their text."""
+    if not cfg.get("embeddings"):
+        return []
+    return [f"- Word table initialised from `{cfg['embeddings']}`"
+            + (" and kept fixed" if cfg.get("fixed_embeddings") else "")
+            + (f": a language model's, trained on {', '.join(f'`{f}`' for f in text)}. "
+               + text_licences(text) if text else
+               ": see its own card for the text it was trained on and that text's licence"
+               + (" (the shipped embeddings' text includes Reuters-21578, for research use "
+                  "only)." if str(cfg["embeddings"]).rstrip("/").endswith(
+                      "senna/models/embeddings") else "."))]
+
+
+def parser_text(config: dict, cfg: dict, tree: bool) -> list[str]:
+    """A parser's lines: the tagger its first level keeps, the nodes its levels flatten,
+    training on its own mistakes."""
+    lines = []
+    if first := config.get("first_level"):
+        lines.append(f"- At run time its first level keeps the phrases of a {first.upper()} "
+                     f"tagger: its own, in its folder's `{first}/` (with its own card), or "
+                     "else the pipeline's, run first; the network chooses their unary chains "
+                     "(`first_level`)")
+    if tree:
+        lines += [f"- Its levels have no {label} nodes (they are flattened into their "
+                  f"parents): at run time a tagger of them in its folder's "
+                  f"`{label.lower()}/` (with its own card), if there is one, puts them back"
+                  for label in FLATTENED]
+    if cfg.get("explore"):
+        lines.append(f"- Trained also on its own mistakes: the level states that "
+                     f"{cfg['explore']} parsers, each trained without one fold of the "
+                     "training trees"
+                     + (f" for {n} epochs at most" if (n := cfg.get("explore_epochs")) else "")
+                     + ", reach off the gold path on that fold, each with the gold phrases "
+                     "still buildable from it (`explore`)")
+    return lines
+
+
 def card_text(config: dict, text: list[str] | None = None) -> str:
     """The card of a model whose config.json is `config`; `text`: the files of unlabeled
     text its embeddings were trained on, where the model's folder records them."""
@@ -203,40 +255,15 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
            + silver_text(tr.get("extra_train_source"))] if cfg.get("extra_train") else []),
         f"- Dev data: `{dev_data}`",
         f"- Licence of the data: {licence_text(config)}",
-        *([f"- The word-table rows it stores (those that differ from the embeddings) are "
-           f"kept in {config.get('rows_dtype', 'float32')}"
-           + (f", its layers' weight matrices in {config['weights_dtype']}"
-              if config.get("weights_dtype", "float32") != "float32" else "")
-           + (", its dictionaries gzip-compressed" if config.get("vocab") == "gzip" else "")
-           + f" (`{typed(config.get('compacted', ''))}`)."]
-          if "float16" in (config.get("rows_dtype"), config.get("weights_dtype")) else []),
-        *([f"- Word table initialised from `{cfg['embeddings']}`"
-           + (" and kept fixed" if cfg.get("fixed_embeddings") else "")
-           + (f": a language model's, trained on {', '.join(f'`{f}`' for f in text)}. "
-              + text_licences(text) if text else
-              ": see its own card for the text it was trained on and that text's licence"
-              + (" (the shipped embeddings' text includes Reuters-21578, for research use "
-                 "only)." if str(cfg["embeddings"]).rstrip("/").endswith(
-                     "senna/models/embeddings") else "."))]
-          if cfg.get("embeddings") else []),
+        *compacted_text(config),
+        *embeddings_line(cfg, text),
         *(["- Input columns predicted, in training as at run time, by "
            + ", ".join(f"`{m}` ({c.upper()})" for c, m in parse_spec(cfg["predicted_columns"]))
            + (f"; on the training sentences by {cfg['jackknife']} jackknife models (each "
               "trained without the fold it tags)" if cfg.get("jackknife") else "")
            + ": the dev scores below are with those predicted inputs"]
           if cfg.get("predicted_columns") else []),
-        *([f"- At run time its first level keeps the phrases of a {first.upper()} tagger: "
-           f"its own, in its folder's `{first}/` (with its own card), or else the "
-           "pipeline's, run first; the network chooses their unary chains "
-           "(`first_level`)"] if (first := config.get("first_level")) else []),
-        *([f"- Its levels have no {label} nodes (they are flattened into their parents): at "
-           f"run time a tagger of them in its folder's `{label.lower()}/` (with its own card), "
-           "if there is one, puts them back" for label in FLATTENED] if task.tree else []),
-        *([f"- Trained also on its own mistakes: the level states that {cfg['explore']} "
-           "parsers, each trained without one fold of the training trees"
-           + (f" for {n} epochs at most" if (n := cfg.get("explore_epochs")) else "")
-           + ", reach off the gold path on that fold, each with the gold phrases still "
-           "buildable from it (`explore`)"] if cfg.get("explore") else []),
+        *parser_text(config, cfg, task.tree),
         *([f"- Its weights are a moving average of those training went through (decay "
            f"{avg} per update, `average`): the dev scores below, and what it runs"]
           if (avg := cfg.get("average")) else []),
@@ -259,8 +286,10 @@ def card_text(config: dict, text: list[str] | None = None) -> str:
 
 
 def write_card(model_dir: str | Path) -> None:
+    """MODEL_CARD.md of the saved model in `model_dir`, from its config.json (checked as
+    every model's is read, `read_config`)."""
     path = Path(model_dir)
-    config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    config = read_config(path)
     (path / "MODEL_CARD.md").write_text(card_text(config, embeddings_text(path)),
                                         encoding="utf-8")
 
@@ -310,8 +339,7 @@ def ensemble_card_text(spec: dict, member: dict) -> str:
 def write_ensemble_card(out: str | Path) -> None:
     """MODEL_CARD.md of the ensemble in `out` (its ensemble.json written)."""
     path = Path(out)
-    spec = json.loads((path / "ensemble.json").read_text(encoding="utf-8"))
-    member = json.loads((path / spec["members"][0] / "config.json").read_text(encoding="utf-8"))
+    spec, member = read_spec(path), folder_config(path)
     (path / "MODEL_CARD.md").write_text(ensemble_card_text(spec, member), encoding="utf-8")
 
 

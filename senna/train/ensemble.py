@@ -28,7 +28,7 @@ from senna.nn.networks import WindowNet, bind_spellings
 from senna.runtime.ensemble import EnsembleModel, save_ensemble
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
-from senna.scoring import score_predictions
+from senna.scoring.predictions import score_predictions
 from senna.tasks import TaskSpec
 from senna.train.card import write_ensemble_card
 from senna.train.config import TrainConfig

@@ -13,6 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from senna.datasets import Data, load_splits
+from senna.runtime.ensemble import folder_config
 from senna.tasks import get_task
 from senna.train.config import TrainConfig
 from senna.train.loop import train
@@ -50,9 +51,8 @@ def content(path: str | None) -> str | None:
 
 
 def recorded_settings(model_dir: str) -> dict:
-    """The training settings a saved model recorded."""
-    config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
-    return dict(config["training"]["config"])
+    """The training settings a saved model recorded (an ensemble's: its first member's)."""
+    return dict(folder_config(model_dir)["training"]["config"])
 
 
 def fold_model(base: dict, exclude: set[Key], known: dict[Key, dict], cfg, name: str) -> Path:

@@ -26,10 +26,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from senna.datasets import Data, model_config, parse_spec, read_data, tag_column
+from senna.datasets import Data, parse_spec, read_data
 from senna.io.lines import DataFormatError
-from senna.runtime.ensemble import load_tagger
+from senna.runtime.ensemble import folder_config, load_tagger
 from senna.runtime.pipeline import language_models
+from senna.runtime.predict import tag_column
 from senna.tasks import TaskSpec
 from senna.train.config import TrainConfig
 from senna.train.explore import explored
@@ -90,7 +91,7 @@ def runtime_tags(column: str, language: str) -> tuple[Path | None, set[str]]:
     (None and no tags where none ships)."""
     try:
         folder = language_models(language) / column
-        tags = set(model_config(folder)["tags"])
+        tags = set(folder_config(folder)["tags"])
     except (OSError, ValueError, KeyError, TypeError):
         return None, set()
     short = Path("senna", "models", *folder.parts[-2 if language != "en" else -1:])

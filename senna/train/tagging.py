@@ -38,7 +38,7 @@ from senna.nn.networks import (
     fan_in,
     load_weights,
 )
-from senna.scoring import file_scheme
+from senna.scoring.predictions import file_scheme
 from senna.tasks import PRESETS, TaskSpec, task_record
 from senna.train.adversarial import with_adversary
 from senna.train.averaging import AVERAGE_DIR, WeightAverage, score_epoch
@@ -114,7 +114,7 @@ def model_info(cfg: TrainConfig, task: TaskSpec, train_sents: list, specs: list)
         info["column_sources"] = sources
     if cfg.first_level:   # the runtime reads it (senna.runtime.parser)
         info["first_level"] = cfg.first_level
-    if task.tree:   # what its dev scores are (senna.train.scoring.tree_score)
+    if task.tree:   # what its dev scores are (senna.scoring.trees.tree_score)
         info["training"]["dev_score"] = "trees"
     if task.name not in PRESETS:   # a user's task: the model says what it is
         info["task_spec"] = task_record(task)

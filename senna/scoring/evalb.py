@@ -20,7 +20,7 @@ What is counted (evalb, `COLLINS.prm`):
 Deviation: punctuation is decided by one POS column for both trees (the gold one); evalb
 reads each file's own tags and skips a sentence whose test tags disagree on punctuation.
 All sentences count (no 40-word cut-off).  Scores are percentages, 0.0 on an empty
-denominator, as in `senna.evaluate`.
+denominator, as in `senna.scoring.metrics`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from senna.evaluate import _f1, _percent
+from senna.scoring.metrics import f1, percent
 from senna.syntax.tree import ROOT, Tree, plain_label
 
 COLLINS_PUNCTUATION = frozenset({",", ":", "``", "''", "."})
@@ -88,13 +88,13 @@ def bracket_scores(gold: Sequence[Tree], test: Sequence[Tree], tags: Sequence[Se
         size_g, size_t = sum(gb.values()), sum(tb.values())
         n_gold, n_test, matched = n_gold + size_g, n_test + size_t, matched + hits
         exact += size_g == size_t == hits
-    p, r = _percent(matched, n_test), _percent(matched, n_gold)
-    return BracketScore(p, r, _f1(p, r), n_gold, n_test, matched, len(gold), exact)
+    p, r = percent(matched, n_test), percent(matched, n_gold)
+    return BracketScore(p, r, f1(p, r), n_gold, n_test, matched, len(gold), exact)
 
 
 def format_brackets(score: BracketScore) -> str:
     """evalb's summary lines for a corpus."""
-    exact = _percent(score.exact, score.sentences)
+    exact = percent(score.exact, score.sentences)
     return (f"Number of sentence        = {score.sentences:6d}\n"
             f"Bracketing Recall         = {score.recall:6.2f}\n"
             f"Bracketing Precision      = {score.precision:6.2f}\n"

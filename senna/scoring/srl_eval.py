@@ -1,122 +1,22 @@
-"""Scores with the semantics of the CoNLL shared-task scripts, so that numbers compare with papers.
-
-`chunk_scores`/`format_conlleval` follow conlleval.pl (CoNLL-2000 chunking, CoNLL-2003 NER);
-`srl_scores`/`format_srl_eval` follow srl-eval.pl (CoNLL-2005 SRL).  Every score is a
-percentage (0-100), as those scripts print them, except the plain `accuracy`, a fraction
-(0-1) as usual for a bare accuracy; a zero denominator gives 0.0.
-Misaligned inputs raise ValueError naming what was expected and what arrived.
-"""
+"""srl-eval.pl's scores (CoNLL-2005 SRL), so that numbers compare with papers: argument
+precision, recall and F1 in percent (V excluded), per-label rows, the V row and the
+perfect propositions, and a report laid out as the script's.  Misaligned inputs raise
+ValueError naming what was expected and what arrived."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence, Sized
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from senna.tags import Span, brackets_to_spans, split_tag, tags_to_spans
+from senna.scoring.metrics import check_count, f1, percent
+from senna.tags import Span, brackets_to_spans
 
 Argument = tuple[str, tuple[tuple[int, int], ...]]
 """An SRL argument: its label and its pieces `(start, end)`, end exclusive, sorted."""
 
 _VERB_LABELS = ("V", "C-V")
-
-
-def _check_count(gold: Sized, pred: Sized, what: str, where: str = "") -> None:
-    """ValueError unless gold and pred have as many items (sentences, tags, columns...)."""
-    if len(gold) != len(pred):
-        raise ValueError(f"{where}expected {len(gold)} predicted {what} (as many as in gold), "
-                         f"got {len(pred)}")
-
-
-def _percent(num: int, den: int) -> float:
-    """100 * num / den, or 0.0 for an empty denominator (the scripts' convention)."""
-    return 100.0 * num / den if den else 0.0
-
-
-def _f1(precision: float, recall: float) -> float:
-    """Harmonic mean; 0.0 when both are 0, as conlleval.pl and srl-eval.pl do."""
-    total = precision + recall
-    return 2.0 * precision * recall / total if total > 0 else 0.0
-
-
-def accuracy(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> float:
-    """Fraction (0-1) of tokens whose tags are equal, over all sentences; 0.0 without tokens."""
-    _check_count(gold, pred, "sentences")
-    total = right = 0
-    for i, (g, p) in enumerate(zip(gold, pred, strict=True)):
-        _check_count(g, p, "tags", f"sentence {i}: ")
-        total += len(g)
-        right += sum(a == b for a, b in zip(g, p, strict=True))
-    return right / total if total else 0.0
-
-
-class TypeScore(NamedTuple):
-    """One conlleval per-type line: scores in percent and the number of predicted chunks."""
-
-    precision: float
-    recall: float
-    f1: float
-    found: int
-
-
-@dataclass(frozen=True)
-class ChunkScore:
-    """What conlleval.pl reports: overall scores (percent), counts, per-type rows."""
-
-    precision: float
-    recall: float
-    f1: float
-    accuracy: float
-    tokens: int
-    gold_phrases: int
-    found_phrases: int
-    correct_phrases: int
-    per_type: dict[str, TypeScore] = field(default_factory=dict)
-
-
-def chunk_scores(gold_sents: Sequence[Sequence[str]],
-                 pred_sents: Sequence[Sequence[str]]) -> ChunkScore:
-    """conlleval.pl on aligned sentences of tags (any of IOB1/IOB2/IOBES, even mixed).
-
-    A predicted chunk is correct iff a gold chunk has the same start, end and type.  Token
-    accuracy compares tags as conlleval does, i.e. as (prefix, type) pairs.
-    """
-    _check_count(gold_sents, pred_sents, "sentences")
-    gold_n: Counter[str] = Counter()
-    found_n: Counter[str] = Counter()
-    correct_n: Counter[str] = Counter()
-    tokens = right = 0
-    for i, (gold, pred) in enumerate(zip(gold_sents, pred_sents, strict=True)):
-        _check_count(gold, pred, "tags", f"sentence {i}: ")
-        tokens += len(gold)
-        right += sum(split_tag(g) == split_tag(p) for g, p in zip(gold, pred, strict=True))
-        gold_spans, pred_spans = tags_to_spans(gold), tags_to_spans(pred)
-        gold_n.update(label for label, _, _ in gold_spans)
-        found_n.update(label for label, _, _ in pred_spans)
-        correct_n.update(label for label, _, _ in set(gold_spans) & set(pred_spans))
-    per_type = {}
-    for kind in sorted(set(gold_n) | set(found_n)):
-        p, r = _percent(correct_n[kind], found_n[kind]), _percent(correct_n[kind], gold_n[kind])
-        per_type[kind] = TypeScore(p, r, _f1(p, r), found_n[kind])
-    correct, found, in_gold = correct_n.total(), found_n.total(), gold_n.total()
-    p, r = _percent(correct, found), _percent(correct, in_gold)
-    return ChunkScore(precision=p, recall=r, f1=_f1(p, r), accuracy=_percent(right, tokens),
-                      tokens=tokens, gold_phrases=in_gold, found_phrases=found,
-                      correct_phrases=correct, per_type=per_type)
-
-
-def format_conlleval(score: ChunkScore) -> str:
-    """The text conlleval.pl prints (no accuracy line when there are no tokens, like it)."""
-    lines = [f"processed {score.tokens} tokens with {score.gold_phrases} phrases; "
-             f"found: {score.found_phrases} phrases; correct: {score.correct_phrases}."]
-    if score.tokens > 0:
-        lines.append(f"accuracy: {score.accuracy:6.2f}%; precision: {score.precision:6.2f}%; "
-                     f"recall: {score.recall:6.2f}%; FB1: {score.f1:6.2f}")
-    for kind, row in sorted(score.per_type.items()):
-        lines.append(f"{kind:>17}: precision: {row.precision:6.2f}%; "
-                     f"recall: {row.recall:6.2f}%; FB1: {row.f1:6.2f}  {row.found}")
-    return "\n".join(lines) + "\n"
 
 
 class SrlRow(NamedTuple):
@@ -132,8 +32,8 @@ class SrlRow(NamedTuple):
 
 def _srl_row(correct: int, excess: int, missed: int) -> SrlRow:
     """Row with precision = corr/(corr+excess), recall = corr/(corr+missed)."""
-    p, r = _percent(correct, correct + excess), _percent(correct, correct + missed)
-    return SrlRow(correct, excess, missed, p, r, _f1(p, r))
+    p, r = percent(correct, correct + excess), percent(correct, correct + missed)
+    return SrlRow(correct, excess, missed, p, r, f1(p, r))
 
 
 @dataclass(frozen=True)
@@ -215,15 +115,15 @@ def srl_scores(gold: Sequence[Sequence[Sequence[str]]],
     to match; gold and predicted V normally coincide).  The predicate itself is scored
     apart in `verb`, like srl-eval.pl's V row.
     """
-    _check_count(gold, pred, "sentences")
+    check_count(gold, pred, "sentences")
     counts: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     verb_counts: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     propositions = perfect = 0
     for i, (g_sent, p_sent) in enumerate(zip(gold, pred, strict=True)):
-        _check_count(g_sent, p_sent, "predicate columns", f"sentence {i}: ")
+        check_count(g_sent, p_sent, "predicate columns", f"sentence {i}: ")
         for j, (g_col, p_col) in enumerate(zip(g_sent, p_sent, strict=True)):
             where = f"sentence {i}, predicate {j}: "
-            _check_count(g_col, p_col, "tokens", where)
+            check_count(g_col, p_col, "tokens", where)
             g_spans = _column_spans(g_col, f"{where}gold: ")
             p_spans = _column_spans(p_col, f"{where}predicted: ")
             perfect += _tally(srl_arguments(g_spans), srl_arguments(p_spans), counts)
@@ -258,7 +158,7 @@ def format_srl_eval(score: SrlScore) -> str:
         f"Number of Sentences    :      {score.sentences:6d}",
         f"Number of Propositions :      {score.propositions:6d}",
         "Percentage of perfect props : "
-        f"{_percent(score.perfect_propositions, score.propositions):6.2f}",
+        f"{percent(score.perfect_propositions, score.propositions):6.2f}",
         "",
         header,
         rule,
