@@ -99,8 +99,9 @@ def test_a_model_trained_on_a_silver_file_that_is_gone_still_finds_its_dev_set(t
     from senna.scoring.inputs import recorded_dev_set
     settings = {"train": str(tmp_path / "runs/gone.conll"), "dev": str(FIX / "ner_small.conll"),
                 "dev_fraction": 0.1, "extra_columns": None, "predicted_columns": None}
-    (tmp_path / "config.json").write_text(json.dumps(
-        {"task": "ner", "training": {"config": settings}}))
+    config = json.loads((MODELS / "ner" / "config.json").read_text())   # a real model's
+    config["training"]["config"].update(settings)
+    (tmp_path / "config.json").write_text(json.dumps(config))
     _, dev = recorded_dev_set(tmp_path, tmp_path)
     assert len(dev) == len(read_conll2003(FIX / "ner_small.conll"))
 
