@@ -300,3 +300,27 @@ def test_iobes_spans_are_conllevals_for_every_column_they_accept() -> None:
     well_formed = ["B-NP", "I-NP", "E-NP", "O", "S-VP"] * 20
     assert _iobes_spans(well_formed) == _conlleval_spans(well_formed)
     assert accepted > 100
+
+
+def test_tagging_runs_the_collector_less_and_gives_its_setting_back(tagger, monkeypatch) -> None:
+    """While a batch is tagged the collector's first threshold is GC_THRESHOLD; after, the
+    caller's own, and a collector turned off stays off."""
+    import gc
+
+    from senna.api import GC_THRESHOLD
+
+    seen = []
+    fill = tagger.pipeline.fill
+    monkeypatch.setattr(tagger.pipeline, "fill",
+                        lambda *a, **k: (seen.append(gc.get_threshold()[0]), fill(*a, **k)))
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, *before[1:])
+        doc = tagger("Mr. Smith flew to Paris.")
+        assert seen == [GC_THRESHOLD] and gc.get_threshold()[0] == 700
+        assert doc.sentences[0].columns["pos"]
+        gc.set_threshold(0, *before[1:])
+        tagger("It rains.")
+        assert seen[-1] == 0 and gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*before)

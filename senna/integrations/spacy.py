@@ -41,7 +41,7 @@ from spacy.parts_of_speech import IDS as POS_IDS
 from spacy.pipeline import Sentencizer
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
-from senna.api import pretokenized_document
+from senna.api import fewer_collections, pretokenized_document
 from senna.integrations import view
 from senna.tasks import PRESETS as BUILT_IN
 from senna.tasks import TASKS
@@ -150,8 +150,14 @@ class SennaComponent:
 
     def _tag(self, docs: list[Doc]) -> list[Doc]:
         """Every sentence of every doc in one tagger pass (the sentences of one doc being
-        one document, as one text is to `senna.load()`), then annotations doc by doc.
-        Token texts come from the doc's arrays, not from a `Token` object each."""
+        one document, as one text is to `senna.load()`), then annotations doc by doc
+        (`_tag_now`), with few collector runs (`fewer_collections`: the spans and lists
+        made would trigger hundreds)."""
+        with fewer_collections():
+            return self._tag_now(docs)
+
+    def _tag_now(self, docs: list[Doc]) -> list[Doc]:
+        """`_tag`; token texts come from the doc's arrays, not from a `Token` object each."""
         todo = []   # (doc number, doc, [doc token index of each tagged word]) per sentence
         words: dict[int, list[str]] = {}   # per doc: each token's text, what the tagger sees
         texts_of: dict[int, list[str]] = {}
