@@ -187,18 +187,18 @@ class SennaComponent:
     def _set_pos(doc: Doc, sents: list, texts: list[str]) -> None:
         """token.tag_ and token.pos_ of every token in one `Doc.from_array` (what setting
         them token by token stores); `_SP` / `SPACE` where the tagger was shown nothing."""
+        if not len(doc):
+            return
         strings = doc.vocab.strings
-        tag_ids = np.full(len(doc), strings.add("_SP"), dtype=np.uint64)
-        pos_ids = np.full(len(doc), POS_IDS["SPACE"], dtype=np.uint64)
+        tag_ids = [strings.add("_SP")] * len(doc)
+        pos_ids = [POS_IDS["SPACE"]] * len(doc)
         ids: dict[str, int] = {}
         for index, sent in sents:
-            tags = view.tags(sent, "pos") or []
-            pairs = list(zip(index, tags, strict=True))
-            tag_ids[index] = [ids[t] if t in ids else ids.setdefault(t, strings.add(t))
-                              for t in tags]
-            pos_ids[index] = [POS_IDS[upos(t, texts[i])] for i, t in pairs]
-        if len(doc):
-            doc.from_array([TAG, POS], np.stack([tag_ids, pos_ids], axis=1))
+            for i, tag in zip(index, view.tags(sent, "pos") or [], strict=True):
+                found = ids.get(tag)
+                tag_ids[i] = ids.setdefault(tag, strings.add(tag)) if found is None else found
+                pos_ids[i] = POS_IDS[upos(tag, texts[i])]
+        doc.from_array([TAG, POS], np.array([tag_ids, pos_ids], dtype=np.uint64).T)
 
     def _annotate(self, doc: Doc, sents: list, texts: list[str]) -> None:
         ents, chunks, pt0, frames, trees = [], [], [], [], []
