@@ -13,7 +13,9 @@ POS tags come in the Penn Treebank's WSJ conventions unless `tagset="ewt"` (senn
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from senna.document import Document, Sentence, Token
@@ -32,6 +34,26 @@ from senna.text.tokenize import (
 
 Text = str | Sequence[str]
 PIPE_BATCH = 512   # sentences per pipeline call in `Tagger.pipe`
+# Allocations between collections of the youngest generation while a batch is tagged.  A
+# batch makes hundreds of thousands of containers (tokens, tag lists) that live until it is
+# returned; at Python's default (700) the collector runs hundreds of times per batch and
+# rescans them, and every survivor of the loaded models and the caller's data, each time.
+GC_THRESHOLD = 50_000
+
+
+@contextmanager
+def fewer_collections(threshold: int = GC_THRESHOLD) -> Iterator[None]:
+    """The collector's first threshold at least `threshold` inside the block, as it was
+    after it (a collector turned off, threshold 0, is left so); cycles are still found."""
+    old = gc.get_threshold()
+    raise_it = 0 < old[0] < threshold
+    if raise_it:
+        gc.set_threshold(threshold, *old[1:])
+    try:
+        yield
+    finally:
+        if raise_it:
+            gc.set_threshold(*old)
 
 
 def raw_document(text: str, language: str = "en") -> Document:
@@ -156,10 +178,11 @@ class Tagger:
             raise ValueError(f"groups: {len(groups)} numbers for {len(docs)} documents")
         ids = range(len(docs)) if groups is None else groups
         sents = [s for d in docs for s in d.sentences]
-        with blas_threads(self.threads):
-            self.pipeline.fill(sents, predicates, [k for k, d in zip(ids, docs, strict=True)
-                                                   for _ in d.sentences])
-        apply_tagset(sents, self.tagset)
+        with fewer_collections():
+            with blas_threads(self.threads):
+                self.pipeline.fill(sents, predicates, [k for k, d in zip(ids, docs, strict=True)
+                                                       for _ in d.sentences])
+            apply_tagset(sents, self.tagset)
         return list(docs)
 
     def pipe(self, texts: Iterable[Text], batch_size: int = PIPE_BATCH,

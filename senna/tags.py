@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 
 Span = tuple[str, int, int]
 
@@ -151,13 +151,51 @@ def tags_to_spans(tags: Sequence[str]) -> list[Span]:
     another is open, the open one is closed there (conlleval counts chunks by starts).
     BILOU tags are read as the IOBES tags they rename (L- as E-, U- as S-).
     """
-    if any(t[:2] in ("L-", "U-") for t in tags):
-        tags = [_BILOU[t[0]] + t[1:] if t[:2] in ("L-", "U-") else t for t in tags]
     offset, inside = _inside(tags)
-    return [(label, start + offset, end + offset) for label, start, end in _spans(inside)]
+    found = _iobes_spans(inside)   # what the taggers give; any other column is read below
+    if found is None:
+        if any(t[:2] in ("L-", "U-") for t in inside):
+            inside = [_BILOU[t[0]] + t[1:] if t[:2] in ("L-", "U-") else t for t in inside]
+        found = _conlleval_spans(inside)
+    if not offset:
+        return found
+    return [(label, start + offset, end + offset) for label, start, end in found]
 
 
-def _spans(tags: Sequence[str]) -> list[Span]:
+_NOT_O = "O".__ne__
+
+
+def _iobes_spans(tags: Sequence[str]) -> list[Span] | None:
+    """The chunks of a well-formed IOBES column (S-X alone; B-X, I-X..., E-X of one type,
+    adjacent), which are conlleval's for it; None for any other column (other prefixes,
+    an untyped or broken chunk), left to `_conlleval_spans`."""
+    spans: list[Span] = []
+    start, label, last = -1, "", -2
+    for i in compress(range(len(tags)), map(_NOT_O, tags)):
+        tag = tags[i]
+        prefix, kind = tag[:2], tag[2:]
+        if not kind:
+            return None
+        if prefix == "S-" or prefix == "B-":
+            if start >= 0:
+                return None
+            if prefix == "S-":
+                spans.append((kind, i, i + 1))
+            else:
+                start, label = i, kind
+        elif (prefix == "I-" or prefix == "E-") and start >= 0 and last == i - 1 \
+                and kind == label:
+            if prefix == "E-":
+                spans.append((label, start, i + 1))
+                start = -1
+        else:
+            return None
+        last = i
+    return None if start >= 0 else spans
+
+
+def _conlleval_spans(tags: Sequence[str]) -> list[Span]:
+    """conlleval.pl's chunks of any column (the reference `_iobes_spans` agrees with)."""
     spans: list[Span] = []
     start: int | None = None
     label = ""

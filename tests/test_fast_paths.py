@@ -275,3 +275,52 @@ def test_distinct_rows_stay_exact_where_the_packed_key_would_overflow():
     rows, inverse = distinct_rows(ids, sizes)
     np.testing.assert_array_equal(rows[inverse], ids)
     assert len(rows) == len(np.unique(ids, axis=0)) == 500
+
+
+def test_iobes_spans_are_conllevals_for_every_column_they_accept() -> None:
+    """The tagger's well-formed IOBES columns take a shortcut; on random columns (broken
+    chunks, BILOU, untyped tags, `.` among them) whatever it accepts gives conlleval's
+    chunks, and tags_to_spans gives them for every column."""
+    from senna.tags import _BILOU, _conlleval_spans, _iobes_spans, tags_to_spans
+
+    rng = np.random.default_rng(0)
+    accepted = 0
+    for _ in range(20_000):
+        tags = []
+        for _ in range(int(rng.integers(0, 90))):
+            prefix = str(rng.choice(list("BIESOOOOLU.")))
+            tags.append(prefix if prefix in "O." else
+                        f"{prefix}-{rng.choice(['NP', 'ARGM-TMP', ''])}")
+        plain = [_BILOU[t[0]] + t[1:] if t[:2] in ("L-", "U-") else t for t in tags]
+        fast = _iobes_spans(tags)
+        if fast is not None:
+            accepted += 1
+            assert fast == _conlleval_spans(tags)
+        assert tags_to_spans(tags) == _conlleval_spans(plain)
+    well_formed = ["B-NP", "I-NP", "E-NP", "O", "S-VP"] * 20
+    assert _iobes_spans(well_formed) == _conlleval_spans(well_formed)
+    assert accepted > 100
+
+
+def test_tagging_runs_the_collector_less_and_gives_its_setting_back(tagger, monkeypatch) -> None:
+    """While a batch is tagged the collector's first threshold is GC_THRESHOLD; after, the
+    caller's own, and a collector turned off stays off."""
+    import gc
+
+    from senna.api import GC_THRESHOLD
+
+    seen = []
+    fill = tagger.pipeline.fill
+    monkeypatch.setattr(tagger.pipeline, "fill",
+                        lambda *a, **k: (seen.append(gc.get_threshold()[0]), fill(*a, **k)))
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, *before[1:])
+        doc = tagger("Mr. Smith flew to Paris.")
+        assert seen == [GC_THRESHOLD] and gc.get_threshold()[0] == 700
+        assert doc.sentences[0].columns["pos"]
+        gc.set_threshold(0, *before[1:])
+        tagger("It rains.")
+        assert seen[-1] == 0 and gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*before)

@@ -155,3 +155,24 @@ def test_upos_map_agrees_with_ud_ewt(data_dir):
             seen[f[4]][f[3]] += 1
     assert set(seen) <= set(UPOS)
     assert hits / total > 0.93
+
+
+def test_tags_set_in_bulk_are_those_set_token_by_token(nlp, tagger):
+    """POS goes in with one Doc.from_array: each token's tag_ and pos_ are what setting
+    them one by one from the tagger's tags gives, on tokens that are not plain words (a
+    zero-width space inside, a no-break space alone, a merged "New York", a line break)."""
+    from senna.integrations.spacy import tagger_word
+
+    doc = nlp.make_doc("It is\u200b here and\u00a0 it was\n\nthere. Bob met him in New York now.")
+    with doc.retokenize() as r:
+        r.merge(doc[-4:-2])
+    doc = nlp.get_pipe("senna")(doc)
+    for sent in doc.sents:
+        idx = [t.i for t in sent if tagger_word(t.text)]
+        tags = view.tags(tagger([tagger_word(doc[i].text) for i in idx]).sentences[0], "pos")
+        want = dict(zip(idx, tags, strict=True))
+        assert [(t.tag_, t.pos_) for t in sent] == [
+            (want[t.i], upos(want[t.i], t.text)) if t.i in want else ("_SP", "SPACE")
+            for t in sent]
+    assert doc[1].tag_ == "VBZ" and doc[1].pos_ == "VERB"   # "is" + zero-width space
+    assert "New York" in [t.text for t in doc]

@@ -32,12 +32,16 @@ worker loads its models again.
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import compress
 
+import numpy as np
+from spacy.attrs import ORTH, POS, TAG
 from spacy.language import Language
+from spacy.parts_of_speech import IDS as POS_IDS
 from spacy.pipeline import Sentencizer
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
-from senna.api import pretokenized_document
+from senna.api import fewer_collections, pretokenized_document
 from senna.integrations import view
 from senna.tasks import PRESETS as BUILT_IN
 from senna.tasks import TASKS
@@ -130,54 +134,85 @@ class SennaComponent:
         if batch:
             yield from self._tag(batch)
 
-    def _sentences(self, doc: Doc) -> None:
+    def _sentences(self, doc: Doc, texts: list[str]) -> None:
         """Sentence boundaries for a doc without them: the `Sentencizer`'s, and a line
-        break ends a sentence, as senna reads raw text everywhere."""
+        break ends a sentence, as senna reads raw text everywhere (`texts`: the tokens')."""
         if doc.has_annotation("SENT_START"):
             return
         self.sentencizer(doc)
-        for token in doc[:-1]:
-            if "\n" in token.text:   # the line break ends its sentence; the next starts one
-                if token.i and token.is_sent_start:
-                    token.is_sent_start = False
-                doc[token.i + 1].is_sent_start = True
+        if "\n" not in doc.text:
+            return
+        for i, text in enumerate(texts[:-1]):
+            if "\n" in text:   # the line break ends its sentence; the next starts one
+                if i and doc[i].is_sent_start:
+                    doc[i].is_sent_start = False
+                doc[i + 1].is_sent_start = True
 
     def _tag(self, docs: list[Doc]) -> list[Doc]:
         """Every sentence of every doc in one tagger pass (the sentences of one doc being
-        one document, as one text is to `senna.load()`), then annotations doc by doc."""
+        one document, as one text is to `senna.load()`), then annotations doc by doc
+        (`_tag_now`), with few collector runs (`fewer_collections`: the spans and lists
+        made would trigger hundreds)."""
+        with fewer_collections():
+            return self._tag_now(docs)
+
+    def _tag_now(self, docs: list[Doc]) -> list[Doc]:
+        """`_tag`; token texts come from the doc's arrays, not from a `Token` object each."""
         todo = []   # (doc number, doc, [doc token index of each tagged word]) per sentence
+        words: dict[int, list[str]] = {}   # per doc: each token's text, what the tagger sees
+        texts_of: dict[int, list[str]] = {}
         for k, doc in enumerate(docs):
-            self._sentences(doc)
+            strings = doc.vocab.strings
+            texts = texts_of[id(doc)] = list(map(strings.__getitem__,
+                                                 doc.to_array(ORTH).tolist()))
+            self._sentences(doc, texts)
+            shown = words[id(doc)] = list(map(_TAGGER_WORDS.__getitem__, texts))
             for sent in doc.sents:
-                index = [t.i for t in sent if tagger_word(t.text)]
+                index = list(compress(range(sent.start, sent.end), shown[sent.start : sent.end]))
                 if index:
                     todo.append((k, doc, index))
         results: dict[int, list] = {id(doc): [] for doc in docs}
         for start in range(0, len(todo), self.batch_size):
             part = todo[start : start + self.batch_size]
             tagged = self.tagger.tag_documents(
-                [pretokenized_document([tagger_word(doc[i].text) for i in index])
+                [pretokenized_document(list(map(words[id(doc)].__getitem__, index)))
                  for _, doc, index in part], groups=[k for k, _, _ in part])
             for (_, doc, index), tdoc in zip(part, tagged, strict=True):
                 results[id(doc)].append((index, tdoc.sentences[0]))
         for doc in docs:
-            self._annotate(doc, results[id(doc)])
+            self._annotate(doc, results[id(doc)], texts_of[id(doc)])
         return docs
 
-    def _annotate(self, doc: Doc, sents: list) -> None:
+    @staticmethod
+    def _set_pos(doc: Doc, sents: list, texts: list[str]) -> None:
+        """token.tag_ and token.pos_ of every token in one `Doc.from_array` (what setting
+        them token by token stores); `_SP` / `SPACE` where the tagger was shown nothing."""
+        if not len(doc):
+            return
+        strings = doc.vocab.strings
+        tag_ids = [strings.add("_SP")] * len(doc)
+        pos_ids = [POS_IDS["SPACE"]] * len(doc)
+        ids: dict[str, int] = {}
+        for index, sent in sents:
+            for i, tag in zip(index, view.tags(sent, "pos") or [], strict=True):
+                found = ids.get(tag)
+                tag_ids[i] = ids.setdefault(tag, strings.add(tag)) if found is None else found
+                pos_ids[i] = POS_IDS[upos(tag, texts[i])]
+        doc.from_array([TAG, POS], np.array([tag_ids, pos_ids], dtype=np.uint64).T)
+
+    def _annotate(self, doc: Doc, sents: list, texts: list[str]) -> None:
         ents, chunks, pt0, frames, trees = [], [], [], [], []
         own = {t: [] for t in self.tasks if t not in BUILT_IN}
         for index, sent in sents:
             def span(label: str, start: int, end: int, index=index) -> Span:
                 return Span(doc, index[start], index[end - 1] + 1, label=label)
 
-            if "pos" in self.tasks:
-                for i, tag in zip(index, view.tags(sent, "pos") or [], strict=True):
-                    doc[i].tag_ = tag
-                    doc[i].pos_ = upos(tag, doc[i].text)
-            ents += [span(*s) for s in view.spans(sent, "ner")]
-            chunks += [span(*s) for s in view.spans(sent, "chunk")]
-            pt0 += [span(*s) for s in view.spans(sent, "pt0")]
+            if "ner" in self.tasks:
+                ents += [span(*s) for s in view.spans(sent, "ner")]
+            if "chunk" in self.tasks:
+                chunks += [span(*s) for s in view.spans(sent, "chunk")]
+            if "pt0" in self.tasks:
+                pt0 += [span(*s) for s in view.spans(sent, "pt0")]
             trees.append(view.tree(sent))
             for task, found in own.items():
                 if task in view.span_tasks():
@@ -189,9 +224,7 @@ class SennaComponent:
                         for label, s, e in view.arguments(role_tags) if label != "V"]
                 frames.append([index[p], args])
         if "pos" in self.tasks:
-            for tok in doc:
-                if not tagger_word(tok.text):
-                    tok.tag_, tok.pos_ = "_SP", "SPACE"
+            self._set_pos(doc, sents, texts)
         if "ner" in self.tasks:
             doc.set_ents(ents, default="outside")   # replaces any earlier component's
         if "chunk" in self.tasks:
@@ -217,6 +250,22 @@ def tagger_word(text: str) -> str:
     spaces (a separator inside would make it two tokens); "" for a token that shows
     nothing."""
     return "\xa0".join(visible(text).split())
+
+
+class _TaggerWords(dict):
+    """token text -> `tagger_word`, computed once per distinct text so that a doc's words
+    are one C-level map; emptied past LIMIT texts, so memory stays bounded."""
+
+    LIMIT = 100_000
+
+    def __missing__(self, text: str) -> str:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        word = self[text] = tagger_word(text)
+        return word
+
+
+_TAGGER_WORDS = _TaggerWords()
 
 
 def _rebuild(name: str, args: tuple) -> SennaComponent:

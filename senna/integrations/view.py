@@ -38,7 +38,8 @@ def offsets(sent: Sentence) -> list[tuple[int | None, int | None]]:
 
 def tags(sent: Sentence, task: str) -> list[str] | None:
     """One tag per token for a token task (pos, chunk, ner, pt0); None if it was not run."""
-    if task not in token_tasks():
+    spec = TASKS.get(task)
+    if spec is None or spec.per_predicate:   # what `token_tasks` lists, without building it
         raise ValueError(f"no token tags for task {task!r}; expected one of {token_tasks()}")
     column = sent.columns.get(task)
     return list(column) if column else None
@@ -46,7 +47,8 @@ def tags(sent: Sentence, task: str) -> list[str] | None:
 
 def spans(sent: Sentence, task: str) -> list[Span]:
     """Labelled spans (label, start, end exclusive) of chunk, ner or pt0; [] if not run."""
-    if task not in span_tasks():
+    spec = TASKS.get(task)
+    if spec is None or spec.scheme != "iobes" or spec.per_predicate or spec.tree:
         raise ValueError(f"no spans for task {task!r}; expected one of {span_tasks()}")
     column = tags(sent, task)
     return tags_to_spans(column) if column else []
