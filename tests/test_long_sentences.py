@@ -20,7 +20,8 @@ from senna.decode.constraints import iobes, valid_iobes
 from senna.decode.viterbi import Decoder
 from senna.runtime import kernels
 from senna.runtime.model import TaskModel
-from senna.tags import RoleTags, _spans, tags_to_spans
+from senna.tags import RoleTags, tags_to_spans
+from senna.tags import _conlleval_spans as _spans
 
 
 @pytest.mark.parametrize("predicate_window", [0, 5])
