@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from senna.api import load
+from senna.cli import reading
 from senna.cli import tag as cli
 from senna.cli.main import main as senna_main
 from senna.io.output import OutputOptions
@@ -142,7 +143,7 @@ def run_stream(tagger, lines: list[str], fmt: str, usrtokens: bool) -> str:
     out = io.BytesIO()
     opts = OutputOptions(("pos", "chunk", "srl"))
     stream = cli.Stream(tagger, out, fmt, opts, usrtokens)
-    stream.run(cli.read_lines(io.BytesIO("\n".join(lines).encode())), batch_size=3)
+    stream.run(reading.read_lines(io.BytesIO("\n".join(lines).encode())), batch_size=3)
     return out.getvalue().decode()
 
 
@@ -315,20 +316,20 @@ def test_running_out_of_memory_is_one_error_line(capsys):
 def test_a_line_beyond_the_limit_is_one_error_not_all_the_memory(monkeypatch, piped):
     """Input without line breaks (/dev/zero) is refused once a line passes MAX_LINE bytes,
     from a pipe (read in chunks) as from an in-memory stream; the lines before it are read."""
-    monkeypatch.setattr(cli, "MAX_LINE", 1000)
+    monkeypatch.setattr(reading, "MAX_LINE", 1000)
     data = b"short line\n" + b"\0" * 5000
 
     def lines():
         if not piped:
-            return list(cli.read_lines(io.BytesIO(data)))
+            return list(reading.read_lines(io.BytesIO(data)))
         r, w = os.pipe()
         os.write(w, data)
         os.close(w)
         with os.fdopen(r, "rb") as f:
-            return [line for line in cli.read_lines(f) if line is not None]
+            return [line for line in reading.read_lines(f) if line is not None]
 
     with pytest.raises(ValueError, match="input line 2 is longer than 0 MiB") as err:
         lines()
     assert "line breaks" in str(err.value)
-    monkeypatch.setattr(cli, "MAX_LINE", 6000)
+    monkeypatch.setattr(reading, "MAX_LINE", 6000)
     assert lines() == [b"short line\n", b"\0" * 5000]
