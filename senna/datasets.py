@@ -15,17 +15,9 @@ from senna.io.conll import DOCSTART, read_pt0
 from senna.io.formats import TREE_FORMATS, read_dataset
 from senna.io.lines import DataFormatError
 from senna.io.treebank import bracketed
+from senna.schemes import MIXED_SHARE, SHOWN, SchemeError, scheme_evidence, violations
 from senna.syntax.levels import BELOW, GOLD_TREE, TREE, leaf_phrases
-from senna.tags import (
-    MIXED_SHARE,
-    PREFIXES,
-    SHOWN,
-    SchemeError,
-    clip_brackets,
-    scheme_evidence,
-    split_tag,
-    violations,
-)
+from senna.tags import PREFIXES, clip_brackets, split_tag
 from senna.tasks import TaskSpec, declare, with_scheme
 from senna.text.pieces import MAX_WORDS, piece_bounds
 

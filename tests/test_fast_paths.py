@@ -281,7 +281,7 @@ def test_iobes_spans_are_conllevals_for_every_column_they_accept() -> None:
     """The tagger's well-formed IOBES columns take a shortcut; on random columns (broken
     chunks, BILOU, untyped tags, `.` among them) whatever it accepts gives conlleval's
     chunks, and tags_to_spans gives them for every column."""
-    from senna.tags import _BILOU, _conlleval_spans, _iobes_spans, tags_to_spans
+    from senna.tags import BILOU, _conlleval_spans, _iobes_spans, tags_to_spans
 
     rng = np.random.default_rng(0)
     accepted = 0
@@ -291,7 +291,7 @@ def test_iobes_spans_are_conllevals_for_every_column_they_accept() -> None:
             prefix = str(rng.choice(list("BIESOOOOLU.")))
             tags.append(prefix if prefix in "O." else
                         f"{prefix}-{rng.choice(['NP', 'ARGM-TMP', ''])}")
-        plain = [_BILOU[t[0]] + t[1:] if t[:2] in ("L-", "U-") else t for t in tags]
+        plain = [BILOU[t[0]] + t[1:] if t[:2] in ("L-", "U-") else t for t in tags]
         fast = _iobes_spans(tags)
         if fast is not None:
             accepted += 1

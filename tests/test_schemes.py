@@ -11,7 +11,7 @@ import pytest
 
 from senna.datasets import read_data
 from senna.io.lines import DataFormatError
-from senna.tags import MIXED_SHARE, SchemeError, scheme_evidence
+from senna.schemes import MIXED_SHARE, SchemeError, scheme_evidence
 
 PERSON = [["B-PER", "I-PER", "O"], ["O", "B-LOC"]]   # IOB2: chunks start with B-
 

@@ -120,7 +120,7 @@ def test_spans_to_brackets_rejects_overlap() -> None:
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_a_files_scheme_is_detected_from_its_tags(scheme: str) -> None:
-    from senna.tags import detect_scheme
+    from senna.schemes import detect_scheme
 
     assert detect_scheme([SAME[scheme], ["O"]]) == scheme
     assert detect_scheme([["NN", "VBD", "."], ["-LRB-"]]) == "tags"   # plain labels
@@ -132,7 +132,7 @@ def test_a_files_scheme_is_detected_from_its_tags(scheme: str) -> None:
     ([["S-X", "U-Y"]], (0, 0), "E-/S- .IOBES. beside L-/U- .BILOU."),
 ])
 def test_tags_that_fit_no_scheme_are_named(columns, where, message) -> None:
-    from senna.tags import SchemeError, detect_scheme
+    from senna.schemes import SchemeError, detect_scheme
 
     with pytest.raises(SchemeError, match=message) as e:
         detect_scheme(columns)

@@ -13,9 +13,10 @@ from senna.io.formats import write_dataset
 from senna.io.lines import DataFormatError
 from senna.runtime.model import TaskModel
 from senna.runtime.predict import predict_gold_inputs
+from senna.schemes import SchemeError, scheme_evidence
 from senna.scoring.inputs import predict_inputs, recorded_inputs
 from senna.scoring.predictions import gold_scheme, group_roles, score_predictions
-from senna.tags import SchemeError, brackets_to_tags, convert, scheme_evidence
+from senna.tags import brackets_to_tags, convert
 from senna.tasks import LAYOUT, PRESETS, TASKS, TaskSpec, get_task, with_scheme
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from senna.schemes import SchemeError, scheme_evidence
 from senna.scoring.conlleval import chunk_scores, format_conlleval
 from senna.scoring.metrics import accuracy
 from senna.scoring.srl_eval import format_srl_eval, srl_scores
-from senna.tags import SchemeError, convert, scheme_evidence, tags_to_brackets
+from senna.tags import convert, tags_to_brackets
 from senna.tasks import TaskSpec
 
 
