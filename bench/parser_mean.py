@@ -30,7 +30,7 @@ if not __package__:   # run as `python bench/NAME.py`
 
 from senna.io.conll import read_gold_conll
 from senna.runtime.ensemble import load_tagger
-from senna.runtime.pipeline import default_model_dir
+from senna.runtime.folders import default_model_dir
 from senna.scoring.evalb import bracket_scores
 from senna.scoring.inputs import predict_inputs
 from senna.syntax.levels import unchain

@@ -32,7 +32,7 @@ from senna.io.conll import read_gold_conll  # noqa: E402
 from senna.runtime import kernels  # noqa: E402
 from senna.runtime import parser as runtime_parser  # noqa: E402
 from senna.runtime.ensemble import load_tagger  # noqa: E402
-from senna.runtime.pipeline import default_model_dir  # noqa: E402
+from senna.runtime.folders import default_model_dir  # noqa: E402
 from senna.scoring.inputs import predict_inputs  # noqa: E402
 
 

@@ -22,7 +22,7 @@ if not __package__:   # run as `python bench/NAME.py`
 from senna.decode.constraints import iobes
 from senna.io.conll import read_gold_conll
 from senna.runtime.ensemble import load_tagger
-from senna.runtime.pipeline import default_model_dir
+from senna.runtime.folders import default_model_dir
 from senna.scoring.evalb import bracket_scores
 from senna.scoring.inputs import predict_inputs
 from senna.syntax.levels import lowest_label, unchain

@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from senna.runtime.pipeline import Pipeline, default_model_dir
+from senna.runtime.folders import default_model_dir
+from senna.runtime.pipeline import Pipeline
 from senna.scoring.inputs import recorded_dev_set
 from senna.scoring.predictions import score_predictions
 from senna.text.pieces import MAX_WORDS

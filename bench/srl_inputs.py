@@ -15,8 +15,8 @@ if not __package__:   # run as `python bench/NAME.py`
     import _script  # noqa: F401  (the repository root on sys.path)
 
 from senna.runtime.ensemble import load_tagger
+from senna.runtime.folders import default_model_dir
 from senna.runtime.model import TaskModel
-from senna.runtime.pipeline import default_model_dir
 from senna.runtime.predict import predict_gold_inputs, tag_column
 from senna.scoring.inputs import recorded_dev_set
 from senna.scoring.predictions import score_predictions

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from senna.document import Document, Sentence, Token
 from senna.runtime.catalog import ModelInfo, model_info
-from senna.runtime.pipeline import Pipeline, language_models
+from senna.runtime.folders import language_models
+from senna.runtime.pipeline import Pipeline
 from senna.runtime.processes import checked_processes, ordered_chain
 from senna.runtime.threads import blas_threads, checked_threads
 from senna.tagset import DEFAULT_TAGSET, apply_tagset, check_tagset

@@ -16,8 +16,9 @@ from senna.datasets import load_splits  # noqa: E402
 from senna.io.checkpoint import load_model  # noqa: E402
 from senna.io.saved_model import ModelError  # noqa: E402
 from senna.runtime.ensemble import EnsembleModel, load_tagger  # noqa: E402
+from senna.runtime.folders import default_model_dir  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
-from senna.runtime.pipeline import Pipeline, default_model_dir  # noqa: E402
+from senna.runtime.pipeline import Pipeline  # noqa: E402
 from senna.tasks import get_task  # noqa: E402
 from senna.train.config import TrainConfig  # noqa: E402
 from senna.train.data import make_examples  # noqa: E402

@@ -13,8 +13,8 @@ torch = pytest.importorskip("torch")
 
 from senna.io.checkpoint import load_model  # noqa: E402
 from senna.nn.networks import PartlySharedLinear  # noqa: E402
+from senna.runtime.folders import default_model_dir  # noqa: E402
 from senna.runtime.model import TaskModel  # noqa: E402
-from senna.runtime.pipeline import default_model_dir  # noqa: E402
 from senna.runtime.predict import predict_gold_inputs  # noqa: E402
 from senna.tasks import get_task  # noqa: E402
 from senna.train.data import make_examples  # noqa: E402

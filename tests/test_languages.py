@@ -19,7 +19,7 @@ import senna  # noqa: E402
 from senna.cli import tag as cli  # noqa: E402
 from senna.cli.main import run  # noqa: E402
 from senna.io.saved_model import ModelError  # noqa: E402
-from senna.runtime import pipeline  # noqa: E402
+from senna.runtime import folders  # noqa: E402
 from senna.train.loop import train  # noqa: E402
 
 TEXT = "El 50% de la sub-comisión votó."
@@ -78,7 +78,7 @@ def test_a_bad_language_in_a_model_is_one_error(spanish, tmp_path):
 def test_lang_picks_the_shipped_models_of_a_language(spanish, tmp_path, monkeypatch):
     root = tmp_path / "models"
     shutil.copytree(spanish, root / "es" / "ner")
-    monkeypatch.setattr(pipeline, "default_model_dir", lambda: root)
+    monkeypatch.setattr(folders, "default_model_dir", lambda: root)
     tagger = senna.load(lang="es")
     assert tagger.tasks == ("ner",) and tagger.pipeline.language == "es"
     assert words(tagger(TEXT)) == SPANISH

@@ -25,7 +25,7 @@ from senna.cli.main import main  # noqa: E402
 from senna.embeddings import read_embeddings, save_embeddings, scaled  # noqa: E402
 from senna.io.checkpoint import load_model, save_model  # noqa: E402
 from senna.io.saved_model import ModelError  # noqa: E402
-from senna.runtime.pipeline import default_model_dir  # noqa: E402
+from senna.runtime.folders import default_model_dir  # noqa: E402
 from senna.train.loop import train  # noqa: E402
 
 SENTENCES = [["John", "Smith", "lives", "in", "Paris", "."],

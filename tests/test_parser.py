@@ -534,8 +534,8 @@ def test_a_first_level_kept_from_a_tagger_of_other_labels_is_refused(psg_dir):
 def test_evaluate_parses_from_the_pos_tags_the_runtime_reads(psg_dir, capsys):
     """Without --gold-inputs the parser reads the shipped POS tagger's tags, as `senna -psg`
     does; with it, the file's."""
+    from senna.runtime.folders import default_model_dir
     from senna.runtime.model import TaskModel
-    from senna.runtime.pipeline import default_model_dir
     from senna.runtime.predict import tag_column
     from senna.scoring.evalb import bracket_scores, format_brackets
     from senna.syntax.levels import unchain

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from senna.runtime.pipeline import default_model_dir
+from senna.runtime.folders import default_model_dir
 from senna.syntax.levels import normalise, tree_to_levels
 from senna.syntax.tree import brackets_to_tree
 from senna.tags import tags_to_spans

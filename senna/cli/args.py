@@ -17,7 +17,7 @@ from pathlib import Path
 
 from senna.io.saved_model import ModelError
 from senna.runtime.ensemble import folder_task
-from senna.runtime.pipeline import language_models
+from senna.runtime.folders import language_models
 from senna.settings import base_type, option
 from senna.tasks import TASKS, get_task
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from senna.cli.args import Parser
 from senna.runtime.catalog import catalog
-from senna.runtime.pipeline import default_model_dir
+from senna.runtime.folders import default_model_dir
 
 
 def parser() -> argparse.ArgumentParser:

@@ -34,8 +34,8 @@ from senna.document import Document
 from senna.io.conll import DOCSTART
 from senna.io.output import FORMATS, OutputOptions, iter_formatted, write_chunks
 from senna.runtime.ensemble import model_folders_in
+from senna.runtime.folders import model_folders
 from senna.runtime.parser import BEAM
-from senna.runtime.pipeline import model_folders
 from senna.runtime.processes import checked_processes, ordered_map
 from senna.tagset import DEFAULT_TAGSET, TAGSETS
 from senna.tasks import DEFAULT_TASKS, TASKS, normalize_tasks

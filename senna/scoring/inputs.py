@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 from senna.datasets import load_dev, parse_spec, rebase
 from senna.runtime.ensemble import folder_config, folder_task, load_tagger
+from senna.runtime.folders import default_model_dir
 from senna.runtime.model import TaskModel
-from senna.runtime.pipeline import default_model_dir
 from senna.runtime.predict import tag_column
 from senna.syntax.levels import GOLD_TREE, TREE
 from senna.tasks import TaskSpec, get_task

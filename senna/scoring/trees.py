@@ -12,8 +12,8 @@ from senna.io.checkpoint import read_config
 from senna.io.saved_model import SavedModel
 from senna.io.treebank import bracketed, read_treebank
 from senna.runtime.ensemble import load_tagger
+from senna.runtime.folders import default_model_dir
 from senna.runtime.parser import BEAM, ParserModel, own_first_level, own_flattened
-from senna.runtime.pipeline import default_model_dir
 from senna.scoring.evalb import BracketScore, bracket_scores
 from senna.scoring.files import check_words, model_task, written
 from senna.scoring.inputs import predict_inputs, runtime_inputs

@@ -41,7 +41,7 @@ from senna.api import Tagger
 from senna.document import Document
 from senna.io.allennlp import document_json
 from senna.io.output import OutputOptions, format_document
-from senna.runtime.pipeline import model_folders
+from senna.runtime.folders import model_folders
 from senna.serve.limits import BadRequest, Limits
 from senna.serve.worker import Expired, Job, Tagging
 from senna.tasks import TASKS, normalize_tasks

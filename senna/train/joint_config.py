@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from senna.runtime.pipeline import default_model_dir
+from senna.runtime.folders import default_model_dir
 from senna.settings import setting
 from senna.tasks import TaskSpec, get_task
 from senna.train.config import TrainConfig

@@ -29,7 +29,7 @@ from pathlib import Path
 from senna.datasets import Data, parse_spec, read_data
 from senna.io.lines import DataFormatError
 from senna.runtime.ensemble import folder_config, load_tagger
-from senna.runtime.pipeline import language_models
+from senna.runtime.folders import language_models
 from senna.runtime.predict import tag_column
 from senna.tasks import TaskSpec
 from senna.train.config import TrainConfig

@@ -30,8 +30,8 @@ from pathlib import Path
 from senna.document import Sentence
 from senna.io.conll_write import write_columns
 from senna.runtime.ensemble import EnsembleModel
+from senna.runtime.folders import default_model_dir
 from senna.runtime.model import TaskModel
-from senna.runtime.pipeline import default_model_dir
 from senna.tags import convert
 from senna.tagset import to_wsj
 from senna.tasks import TaskSpec, get_task
