@@ -12,7 +12,7 @@ Every sentence is written as one sentence, whatever its length: one input line o
 `-usrtokens` gives one block of token lines (one JSON sentence, one CoNLL-U sentence).  A
 sentence longer than senna.text.pieces.MAX_WORDS words was tagged in pieces, and each SRL
 predicate has roles only within its piece (`RoleTags`, O outside); its rows are made a
-bounded number of fields at a time (`role_lines`), so memory stays bounded although the
+bounded number of fields at a time (`role_rows`), so memory stays bounded although the
 written text holds words x predicates role fields.  Output comes in chunks of a bounded
 size (`iter_formatted`), for writers that stream.
 
@@ -150,10 +150,15 @@ def role_windows(sent: Sentence, scheme: str) -> tuple[str, list[tuple[int, list
     return fill, windows
 
 
-def role_rows(sent: Sentence, scheme: str, lo: int, hi: int) -> Iterator[list[str]]:
-    """The role fields of words [lo, hi), one list per word (one field per predicate),
-    made row by row from the windows that cover each word."""
+def role_rows(sent: Sentence, scheme: str, lo: int, hi: int, width: int = 0
+              ) -> Iterator[list[str]]:
+    """The role fields of words [lo, hi), one list per word (one field per predicate,
+    each padded to `width` as `%{width}s` pads), made row by row from the windows that
+    cover each word: a word costs those windows and one copy of the blank row."""
     fill, windows = role_windows(sent, scheme)
+    if width:
+        fill = f"%{width}s" % fill
+        windows = [(start, [f"%{width}s" % t for t in tags]) for start, tags in windows]
     blank = [fill] * len(windows)
     order = sorted(range(len(windows)), key=lambda k: windows[k][0])
     nxt, active = 0, []
@@ -168,31 +173,6 @@ def role_rows(sent: Sentence, scheme: str, lo: int, hi: int) -> Iterator[list[st
         yield row
 
 
-def role_lines(sent: Sentence, scheme: str, width: int) -> Iterator[str]:
-    """The role fields of every word as one text of tab-joined `%{width}s` fields: a
-    blank row (every field the tag outside a window) with the fields of the windows that
-    cover the word put in, so that a word costs those windows and one copy of the row,
-    not a field-by-field join of every predicate's column."""
-    fill, windows = role_windows(sent, scheme)
-    fill = f"%{width}s" % fill
-    padded = [(start, [f"%{width}s" % t for t in tags]) for start, tags in windows]
-    blank, stride = "\t".join([fill] * len(padded)), len(fill) + 1
-    order = sorted(range(len(padded)), key=lambda k: padded[k][0])
-    nxt, active = 0, []
-    for i in range(len(sent.words)):
-        while nxt < len(order) and padded[order[nxt]][0] <= i:
-            active.append(order[nxt])
-            nxt += 1
-        active = sorted(k for k in active if i < padded[k][0] + len(padded[k][1]))
-        parts, at = [], 0
-        for k in active:
-            start, tags = padded[k]
-            parts += (blank[at : k * stride], tags[i - start])
-            at = k * stride + len(fill)
-        parts.append(blank[at:])
-        yield "".join(parts)
-
-
 def _row_chunks(sent: Sentence, opts: OutputOptions, padded: bool) -> Iterator[str]:
     """A long sentence with role columns in the column layouts, a bounded number of fields
     at a time: the token lines are the same as `sentence_columns` would give, written
@@ -203,7 +183,7 @@ def _row_chunks(sent: Sentence, opts: OutputOptions, padded: bool) -> Iterator[s
     widths = _widths(opts, width) if padded else [0] * width
     head = (_line_format(tuple(widths[: len(plain) + 1]))[:-3] + "\t").__mod__
     step = max(1, CHUNK_FIELDS // width)
-    rows = role_lines(sent, opts.scheme, widths[-1])
+    rows = map("\t".join, role_rows(sent, opts.scheme, 0, n, widths[-1]))
     for lo in range(0, n, step):
         parts: list[str] = []
         for i in range(lo, min(n, lo + step)):   # the role text is joined once, not copied
