@@ -157,6 +157,7 @@ def test_one_clients_requests_wait_behind_its_own_not_others(tagger, monkeypatch
         ask("First", "127.0.0.2")
         assert entered.wait(30)
         ask("Second", "127.0.0.2")
+        wait_until(lambda: health(port)["tagged"]["queued"] == 1, 10)   # before Third
         ask("Third", "127.0.0.2")
         wait_until(lambda: health(port)["tagged"]["queued"] == 2, 10)   # tokenised, queued
         ask("Other", "127.0.0.3")
